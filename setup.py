@@ -16,8 +16,6 @@ setup(
     name=package_name,
     version="0.1.0",
     packages=find_packages(exclude=["test", "test.*", "benchmarks", "benchmarks.*"]),
-    package_data={package_name: ["urdf/*.urdf", "config/*.yaml"]},
-    include_package_data=True,
     data_files=[
         ("share/ament_index/resource_index/packages", ["resource/" + package_name]),
         ("share/" + package_name, ["package.xml"]),

@@ -1,11 +1,26 @@
 """pdls_ik: inverse kinematics by Prioritized Damped Least Squares (Baerlocher & Boulic 2004).
 
-Public entry points:
+Public entry points (imported lazily, so that ``import pdls_ik`` stays cheap):
     load_urdf(source, base_link=None) -> Linkage   (pdls_ik.model)
     IKSolver, IKResult                              (pdls_ik.ik)
     pdls.step, pdls.solve                           (pdls_ik.pdls, the robot-agnostic core)
 """
+from importlib import import_module
+
 from pdls_ik.errors import (ConfigError, InputError, JointError, LinkError,  # noqa: F401
                             PDLSIKError, URDFError)
 
 __version__ = "0.1.0"
+
+_LAZY = {
+    "load_urdf": "pdls_ik.model",
+    "Linkage": "pdls_ik.model",
+    "IKSolver": "pdls_ik.ik",
+    "IKResult": "pdls_ik.ik",
+}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        return getattr(import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'pdls_ik' has no attribute '{name}'")
