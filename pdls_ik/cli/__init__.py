@@ -1,0 +1,67 @@
+"""The ``pdls-ik`` command: one subcommand per module of this package.
+
+Each subcommand module defines ``add_parser(subparsers)`` (registers its argparse parser) and
+``run(args) -> int`` (the exit status). Errors of the :mod:`pdls_ik.errors` family, and files
+that cannot be read, become one readable line on stderr and exit status 2, never a traceback.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from importlib import import_module
+from typing import Optional, Sequence
+
+from pdls_ik.errors import PDLSIKError
+
+#: subcommand name -> module (under pdls_ik.cli) implementing it
+SUBCOMMANDS = {
+    "info": "info",
+    "fk": "fk",
+    "ik": "ik",
+    "track": "track",
+    "demo": "demo",
+    "bench": "bench",
+}
+
+EXIT_OK, EXIT_NO_SOLUTION, EXIT_BAD_INPUT = 0, 1, 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="pdls-ik",
+        description="Inverse kinematics by Prioritized Damped Least Squares.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for name, module in SUBCOMMANDS.items():
+        try:
+            mod = import_module(f"pdls_ik.cli.{module}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"pdls_ik.cli.{module}":
+                raise
+            continue  # subcommand not built yet
+        sub_parser = mod.add_parser(sub)
+        sub_parser.set_defaults(_run=mod.run)
+    return parser
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Entry point of ``pdls-ik``; returns the exit status (0 ok, 1 no solution, 2 bad input)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args._run(args))
+    except PDLSIKError as exc:
+        print(f"pdls-ik {args.command}: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except OSError as exc:
+        name = exc.filename if exc.filename is not None else ""
+        print(f"pdls-ik {args.command}: error: {exc.strerror or exc}: {name}".rstrip(": "),
+              file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print(f"pdls-ik {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
