@@ -31,6 +31,7 @@ setup(
         "PyYAML>=5.4",
         "rosbags>=0.9.15",
         "matplotlib>=3.5",
+        "tqdm>=4.60",
     ],
     extras_require={
         "test": ["pytest>=7", "pin>=2.6"],
