@@ -1,0 +1,172 @@
+"""Time-parameterized joint trajectories from one configuration to another (ROS-free).
+
+The shape matches ``trajectory_msgs/JointTrajectory``: joint names and a list of points with
+positions, velocities, optional accelerations and ``time_from_start``. :func:`plan_to` moves all
+joints along a straight line in joint space with one shared, synchronized trapezoidal velocity
+profile (every joint starts and stops together) that respects the URDF velocity limits scaled by
+``velocity_scaling`` and, when given, an acceleration limit. Continuous joints take the short way
+round.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import List, Optional, Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+
+from pdls_ik.errors import InputError
+
+_TWO_PI = 2.0 * math.pi
+
+
+@dataclass
+class TrajectoryPoint:
+    """One waypoint: ``positions`` (n,) [rad or m], ``velocities`` (n,) [rad/s or m/s],
+    ``accelerations`` (n,) or None, and ``time_from_start`` [s]."""
+
+    positions: NDArray[np.float64]
+    velocities: NDArray[np.float64]
+    accelerations: Optional[NDArray[np.float64]] = None
+    time_from_start: float = 0.0
+
+
+@dataclass
+class Trajectory:
+    """A joint trajectory: ``joint_names`` (n,) and time-ordered ``points``."""
+
+    joint_names: List[str]
+    points: List[TrajectoryPoint] = field(default_factory=list)
+
+    @property
+    def duration(self) -> float:
+        """Time of the last point [s] (0 for an empty trajectory)."""
+        return self.points[-1].time_from_start if self.points else 0.0
+
+    def positions(self) -> NDArray[np.float64]:
+        """All point positions stacked, (len(points), n)."""
+        return np.array([p.positions for p in self.points])
+
+
+def wrap_angle(x: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Wrap angles into [-π, π) [rad]; works element-wise on arrays."""
+    return (np.asarray(x, dtype=float) + math.pi) % _TWO_PI - math.pi
+
+
+def joint_delta(q_from: NDArray[np.float64], q_to: NDArray[np.float64],
+                continuous: Optional[NDArray[np.bool_]] = None) -> NDArray[np.float64]:
+    """Joint displacement ``q_to − q_from`` (n,), the short way round for continuous joints."""
+    delta = np.asarray(q_to, dtype=float) - np.asarray(q_from, dtype=float)
+    if continuous is not None and np.any(continuous):
+        delta = delta.copy()
+        delta[continuous] = wrap_angle(delta[continuous])
+    return delta
+
+
+def _trapezoid_timing(peak_rate: float, accel_rate: float) -> tuple:
+    """Duration and blend time of a unit-distance trapezoid with rate ≤ peak, acceleration ≤ accel.
+
+    Returns (T, t_blend) of the normalized path parameter s(t): 0 → 1.
+    """
+    if math.isinf(accel_rate):
+        # No acceleration limit: a profile with blends of a third of the duration and a peak
+        # rate exactly at the limit (the duration of a cubic, with finite acceleration).
+        # Nothing limits the motion when peak_rate is infinite too: duration 0.
+        duration = 1.5 / peak_rate
+        return duration, duration / 3.0
+    if peak_rate * peak_rate / accel_rate <= 1.0:      # cruise phase exists
+        t_blend = peak_rate / accel_rate
+        return 1.0 / peak_rate + t_blend, t_blend
+    t_blend = math.sqrt(1.0 / accel_rate)              # triangular profile
+    return 2.0 * t_blend, t_blend
+
+
+def _profile(t: float, duration: float, t_blend: float) -> tuple:
+    """Normalized position, rate and acceleration (s, ṡ, s̈) of the trapezoid at time t."""
+    peak = 1.0 / (duration - t_blend)
+    accel = peak / t_blend
+    if t <= 0.0:
+        return 0.0, 0.0, accel
+    if t >= duration:
+        return 1.0, 0.0, -accel
+    if t < t_blend:
+        return 0.5 * accel * t * t, accel * t, accel
+    if t <= duration - t_blend:
+        return 0.5 * accel * t_blend * t_blend + peak * (t - t_blend), peak, 0.0
+    r = duration - t
+    return 1.0 - 0.5 * accel * r * r, accel * r, -accel
+
+
+def plan_to(linkage, q_from: Sequence[float], q_to: Sequence[float],
+            velocity_scaling: float = 1.0, max_acceleration: Optional[float] = None,
+            min_duration: float = 0.0, num_points: Optional[int] = None) -> Trajectory:
+    """Plan a synchronized trapezoidal joint trajectory from ``q_from`` to ``q_to``.
+
+    Args:
+        linkage: the robot model (uses ``joint_names``, ``velocity_limits``, ``continuous``).
+        q_from: start configuration (n,) [rad, m].
+        q_to: goal configuration (n,) [rad, m].
+        velocity_scaling: fraction (0, 1] of each joint's URDF velocity limit. Joints whose
+            limit is missing (0, negative or not finite) are not speed-limited.
+        max_acceleration: acceleration bound per joint [rad/s², m/s²], None or 0 for none (then
+            the profile blends over a third of the duration each end).
+        min_duration: lower bound on the duration [s] (e.g. the trajectory horizon).
+        num_points: number of points (≥ 2); default about one per 50 ms, 2…101.
+
+    Returns:
+        A :class:`Trajectory` whose first point is ``q_from`` and last point is
+        ``q_from + Δ``, where Δ takes the short way round for continuous joints: the last point
+        equals ``q_to`` exactly for other joints and modulo 2π for continuous ones (positions
+        stay continuous, so a controller without angle wrap-around also turns the short way).
+        Velocities are zero at both ends; all joints move on one shared time law, so the path
+        is the straight segment in joint space and stays within the limits of its end points.
+
+    Raises:
+        InputError: wrong shapes, non-finite values, or scaling outside (0, 1].
+    """
+    names = list(linkage.joint_names)
+    n = len(names)
+    q0 = np.asarray(q_from, dtype=float).reshape(-1)
+    q1 = np.asarray(q_to, dtype=float).reshape(-1)
+    for label, q in (("q_from", q0), ("q_to", q1)):
+        if q.shape != (n,):
+            raise InputError(f"{label}: expected {n} joint values, got {q.size}")
+        if not np.all(np.isfinite(q)):
+            raise InputError(f"{label}: non-finite joint value")
+    if not 0.0 < velocity_scaling <= 1.0:
+        raise InputError(f"velocity_scaling: {velocity_scaling} is outside (0, 1]")
+    if min_duration < 0.0 or not math.isfinite(min_duration):
+        raise InputError(f"min_duration: {min_duration} must be finite and >= 0")
+
+    delta = joint_delta(q0, q1, np.asarray(linkage.continuous, dtype=bool))
+    vmax = np.asarray(linkage.velocity_limits, dtype=float) * velocity_scaling
+    limited = np.isfinite(vmax) & (vmax > 0.0)
+    dist = np.abs(delta)
+    moving = dist > 0.0
+    # Largest normalized rate and acceleration of s(t) such that every joint stays in bounds.
+    rate = np.min(vmax[moving & limited] / dist[moving & limited], initial=np.inf)
+    accel = np.inf
+    if max_acceleration:
+        accel = float(max_acceleration) / float(np.max(dist, initial=0.0) or 1.0)
+
+    duration, t_blend = _trapezoid_timing(rate, accel)
+    if duration < min_duration:   # stretch in time: same shape, lower rates and accelerations
+        t_blend = t_blend * min_duration / duration if duration > 0.0 else min_duration / 3.0
+        duration = min_duration
+
+    if duration <= 0.0:
+        zero = np.zeros(n)
+        goal = np.where(linkage.continuous, q0 + delta, q1)
+        return Trajectory(names, [TrajectoryPoint(goal, zero, zero.copy(), 0.0)])
+    count = num_points or int(min(max(math.ceil(duration / 0.05) + 1, 2), 101))
+    if count < 2:
+        raise InputError(f"num_points: {count} must be at least 2")
+    points = []
+    for t in np.linspace(0.0, duration, count):
+        s, ds, dds = _profile(float(t), duration, t_blend)
+        points.append(TrajectoryPoint(q0 + s * delta, ds * delta, dds * delta, float(t)))
+    # exact goal, free of rounding (continuous joints: start + short-way displacement)
+    points[-1].positions = np.where(linkage.continuous, q0 + delta, q1)
+    points[-1].velocities = np.zeros(n)
+    return Trajectory(names, points)

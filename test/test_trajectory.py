@@ -1,0 +1,132 @@
+"""Tests of pdls_ik.trajectory: velocity and acceleration limits, short way round, end points."""
+import math
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from pdls_ik.errors import InputError
+from pdls_ik.trajectory import Trajectory, joint_delta, plan_to, wrap_angle
+
+
+def _linkage(vel=(2.0, 1.0, 0.5), continuous=(False, False, True)):
+    n = len(vel)
+    return SimpleNamespace(joint_names=[f"j{i}" for i in range(n)],
+                           velocity_limits=np.array(vel, dtype=float),
+                           continuous=np.array(continuous, dtype=bool),
+                           lower=np.array([-2.0] * (n - 1) + [-np.inf]),
+                           upper=np.array([2.0] * (n - 1) + [np.inf]))
+
+
+def _finite_diff_velocity(traj):
+    pos = traj.positions()
+    t = np.array([p.time_from_start for p in traj.points])
+    return np.diff(pos, axis=0) / np.diff(t)[:, None]
+
+
+def test_wrap_angle_range():
+    x = np.array([-math.pi, math.pi, 3 * math.pi + 0.1, -7.0, 0.0])
+    w = wrap_angle(x)
+    assert np.all(w >= -math.pi) and np.all(w < math.pi)
+    np.testing.assert_allclose(np.cos(w), np.cos(x), atol=1e-12)
+    assert w[1] == pytest.approx(-math.pi)
+
+
+def test_velocity_limits_respected_and_synchronized():
+    link = _linkage()
+    q0 = np.array([-1.5, 0.3, 0.0])
+    q1 = np.array([1.5, -0.7, 1.0])
+    traj = plan_to(link, q0, q1, velocity_scaling=0.5, num_points=401)
+    vel = np.array([p.velocities for p in traj.points])
+    assert np.all(np.abs(vel) <= 0.5 * link.velocity_limits + 1e-12)
+    # the limiting joint (j2: 1 rad at 0.25 rad/s) reaches its scaled limit, the others do not
+    assert np.max(np.abs(vel[:, 2])) == pytest.approx(0.25, rel=1e-9)
+    assert np.max(np.abs(vel[:, 0])) == pytest.approx(0.75, rel=1e-9)
+    # duration of the "third blends" profile: 1.5 * distance / velocity for the limiting joint
+    assert traj.duration == pytest.approx(1.5 * 1.0 / 0.25)
+    # the finite-difference velocity agrees with the reported one, and stays within limits
+    fd = _finite_diff_velocity(traj)
+    assert np.all(np.abs(fd) <= 0.5 * link.velocity_limits + 1e-9)
+    # straight line in joint space: all joints share one time law
+    s = (traj.positions() - q0) / (q1 - q0)
+    np.testing.assert_allclose(s, np.repeat(s[:, :1], 3, axis=1), atol=1e-12)
+
+
+def test_end_points_and_zero_end_velocities():
+    link = _linkage()
+    q0 = np.array([0.1, 0.2, 0.3])
+    q1 = np.array([-0.4, 0.9, -1.2])
+    traj = plan_to(link, q0, q1)
+    np.testing.assert_array_equal(traj.points[0].positions, q0)
+    np.testing.assert_array_equal(traj.points[-1].positions, q1)
+    np.testing.assert_array_equal(traj.points[0].velocities, 0.0)
+    np.testing.assert_array_equal(traj.points[-1].velocities, 0.0)
+    assert traj.points[0].time_from_start == 0.0
+    times = [p.time_from_start for p in traj.points]
+    assert all(b > a for a, b in zip(times, times[1:]))
+    assert traj.joint_names == ["j0", "j1", "j2"]
+
+
+def test_joint_limits_respected_along_path():
+    link = _linkage()
+    rng = np.random.default_rng(3)
+    for _ in range(50):
+        q0 = rng.uniform(-2.0, 2.0, 3)
+        q1 = rng.uniform(-2.0, 2.0, 3)
+        pos = plan_to(link, q0, q1).positions()
+        assert np.all(pos[:, :2] >= -2.0) and np.all(pos[:, :2] <= 2.0)
+
+
+def test_continuous_joint_takes_short_way_round():
+    link = _linkage()
+    q0 = np.array([0.0, 0.0, 3.0])
+    q1 = np.array([0.0, 0.0, -3.0])        # short way: +0.283 rad through π
+    traj = plan_to(link, q0, q1)
+    pos = traj.positions()[:, 2]
+    assert np.all(np.diff(pos) >= 0.0)
+    assert pos[-1] - pos[0] == pytest.approx(2 * math.pi - 6.0)
+    assert wrap_angle(pos[-1]) == pytest.approx(-3.0)
+    assert np.all(np.abs(pos - 3.0) <= 2 * math.pi - 6.0 + 1e-12)
+    # a revolute joint with the same numbers goes the long way (it has no wrap-around)
+    np.testing.assert_allclose(joint_delta(q0[::-1], q1[::-1], np.array([False, False, True])),
+                               [-6.0, 0.0, 0.0])
+
+
+def test_acceleration_limit_respected():
+    link = _linkage()
+    q0 = np.zeros(3)
+    q1 = np.array([1.0, 0.5, 0.1])
+    traj = plan_to(link, q0, q1, max_acceleration=2.0, num_points=1001)
+    acc = np.array([p.accelerations for p in traj.points])
+    assert np.max(np.abs(acc)) == pytest.approx(2.0, rel=1e-9)
+    # the velocity and acceleration profile integrates to the displacement
+    vel = np.array([p.velocities for p in traj.points])
+    t = np.array([p.time_from_start for p in traj.points])
+    integral = np.sum(0.5 * (vel[1:] + vel[:-1]) * np.diff(t)[:, None], axis=0)
+    np.testing.assert_allclose(integral, q1, atol=1e-5)
+    # joint 0 (1 rad, v = 2, a = 2) has no cruise phase: triangle, T = 2 sqrt(1 / 2)
+    assert traj.duration == pytest.approx(math.sqrt(2.0))
+    # with a lower velocity a cruise phase appears: v = 0.5, a = 2 -> T = 1/0.5 + 0.5/2
+    slow = plan_to(_linkage(vel=(0.5, 1.0, 0.5)), q0, q1, max_acceleration=2.0)
+    assert slow.duration == pytest.approx(2.25)
+
+
+def test_min_duration_stretches_and_noop_returns_goal():
+    link = _linkage()
+    traj = plan_to(link, np.zeros(3), np.array([0.01, 0.0, 0.0]), min_duration=0.5)
+    assert traj.duration == pytest.approx(0.5)
+    vel = np.array([p.velocities for p in traj.points])
+    assert np.max(np.abs(vel[:, 0])) == pytest.approx(1.5 * 0.01 / 0.5)
+    still = plan_to(link, np.ones(3), np.ones(3))
+    assert isinstance(still, Trajectory) and len(still.points) == 1
+    np.testing.assert_array_equal(still.points[0].positions, 1.0)
+
+
+def test_bad_input():
+    link = _linkage()
+    with pytest.raises(InputError, match="q_to"):
+        plan_to(link, np.zeros(3), np.zeros(2))
+    with pytest.raises(InputError, match="q_from"):
+        plan_to(link, [np.nan, 0, 0], np.zeros(3))
+    with pytest.raises(InputError, match="velocity_scaling"):
+        plan_to(link, np.zeros(3), np.ones(3), velocity_scaling=0.0)
