@@ -1,0 +1,103 @@
+"""Joint records and the rigid transforms they produce.
+
+A URDF joint places its child link frame in its parent link frame as
+``T_parent_child(θ) = T_origin · M(θ)`` where ``T_origin`` is the joint's ``<origin>`` (fixed)
+and ``M(θ)`` the joint motion about / along the unit ``<axis>`` expressed in the joint frame
+(URDF specification, ros.org/wiki/urdf/XML/joint). The joint frame coincides with the child
+link frame.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy.spatial.transform import Rotation
+
+#: joint types whose value is a variable of q (or follows one through <mimic>)
+MOVING_TYPES = ("revolute", "continuous", "prismatic")
+#: joint types parsed but not supported as variables: held at their origin (zero displacement)
+PASSIVE_TYPES = ("floating", "planar")
+JOINT_TYPES = MOVING_TYPES + ("fixed",) + PASSIVE_TYPES
+
+
+@dataclass(frozen=True)
+class Joint:
+    """One joint of the tree, resolved against the active variables.
+
+    Attributes:
+        name: joint name.
+        type: one of :data:`JOINT_TYPES`.
+        parent, child: link indices in ``Linkage.link_names``.
+        origin: (4, 4) pose of the joint (= child) frame in the parent link frame at θ = 0, metres.
+        axis: (3,) unit axis in the joint frame (zeros for fixed and passive joints).
+        index: column of q driving the joint (-1 for fixed / passive joints); for a mimic joint
+            the column of its master.
+        multiplier, offset: θ = multiplier · q[index] + offset (1 and 0 unless ``<mimic>``).
+        mimic: name of the master joint, or None.
+    """
+
+    name: str
+    type: str
+    parent: int
+    child: int
+    origin: NDArray[np.float64]
+    axis: NDArray[np.float64] = field(default_factory=lambda: np.zeros(3))
+    index: int = -1
+    multiplier: float = 1.0
+    offset: float = 0.0
+    mimic: Optional[str] = None
+
+    @property
+    def revolute(self) -> bool:
+        """True for revolute and continuous joints (rotation about the axis)."""
+        return self.type in ("revolute", "continuous")
+
+    @property
+    def moving(self) -> bool:
+        """True if the joint's value depends on q."""
+        return self.index >= 0
+
+
+@dataclass(frozen=True)
+class Inertial:
+    """Mass properties of one link (URDF ``<inertial>``), kept for centre-of-mass tasks.
+
+    Attributes:
+        mass: kg.
+        origin: (4, 4) pose of the centre-of-mass frame in the link frame, metres.
+        inertia: (3, 3) symmetric inertia tensor about the centre of mass in that frame, kg·m².
+    """
+
+    mass: float
+    origin: NDArray[np.float64]
+    inertia: NDArray[np.float64]
+
+
+def pose_matrix(xyz, rpy) -> NDArray[np.float64]:
+    """(4, 4) homogeneous transform of a URDF ``<origin xyz rpy>``.
+
+    ``rpy`` are fixed-axis roll, pitch, yaw (radians): R = Rz(yaw) Ry(pitch) Rx(roll), which is
+    scipy's extrinsic ``"xyz"`` Euler sequence.
+    """
+    T = np.eye(4)
+    T[:3, :3] = Rotation.from_euler("xyz", rpy).as_matrix()
+    T[:3, 3] = xyz
+    return T
+
+
+def skew(v: NDArray[np.float64]) -> NDArray[np.float64]:
+    """(3, 3) cross-product matrix [v]× such that [v]× w = v × w."""
+    return np.array([[0.0, -v[2], v[1]], [v[2], 0.0, -v[0]], [-v[1], v[0], 0.0]])
+
+
+def motion_matrix(joint: Joint, theta: float) -> NDArray[np.float64]:
+    """(4, 4) joint motion M(θ): Rodrigues rotation about the axis, or translation along it (m)."""
+    M = np.eye(4)
+    if joint.revolute:
+        K = skew(joint.axis)
+        M[:3, :3] += np.sin(theta) * K + (1.0 - np.cos(theta)) * (K @ K)
+    elif joint.type == "prismatic":
+        M[:3, 3] = joint.axis * theta
+    return M

@@ -1,0 +1,225 @@
+"""The linkage model: kinematic tree, joint limits, forward kinematics and frame Jacobians.
+
+Units: radians and metres; poses are (4, 4) homogeneous transforms; Jacobians are (6, n) with
+linear-velocity rows first, then angular, for q in :attr:`Linkage.joint_names` order.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from pdls_ik.errors import InputError, JointError, LinkError
+from pdls_ik.model.joints import Inertial, Joint
+from pdls_ik.model.kinematics import Chain, JointMotions, tree_poses
+
+Array = NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per-variable limits, each an (n,) float array in q order.
+
+    ``lower``/``upper`` are ±inf for continuous joints; velocity and effort limits are inf when
+    absent; ``soft_lower``/``soft_upper`` come from ``<safety_controller>``, else equal the hard
+    limits.
+    """
+
+    lower: Array
+    upper: Array
+    velocity: Array
+    effort: Array
+    soft_lower: Array
+    soft_upper: Array
+
+    @classmethod
+    def from_joints(cls, joints: Sequence) -> "Limits":
+        """Read the limits of urdf_parser_py joints (already validated by urdf_checks)."""
+        n = len(joints)
+        lo, hi = np.full(n, -np.inf), np.full(n, np.inf)
+        vel, eff = np.full(n, np.inf), np.full(n, np.inf)
+        for i, joint in enumerate(joints):
+            limit = joint.limit
+            if limit is not None:
+                if joint.type != "continuous":
+                    lo[i], hi[i] = float(limit.lower or 0.0), float(limit.upper or 0.0)
+                vel[i] = np.inf if limit.velocity is None else float(limit.velocity)
+                eff[i] = np.inf if limit.effort is None else float(limit.effort)
+        soft_lo, soft_hi = lo.copy(), hi.copy()
+        for i, joint in enumerate(joints):
+            safety = joint.safety_controller
+            if safety is not None and joint.type != "continuous":
+                if safety.soft_lower_limit is not None:
+                    soft_lo[i] = max(lo[i], float(safety.soft_lower_limit))
+                if safety.soft_upper_limit is not None:
+                    soft_hi[i] = min(hi[i], float(safety.soft_upper_limit))
+        return cls(lo, hi, vel, eff, soft_lo, soft_hi)
+
+
+class Linkage:
+    """A robot's kinematic tree, built by :func:`pdls_ik.model.load_urdf`.
+
+    Attributes:
+        name: robot name.
+        joint_names: active joints, the order of q (mimic, fixed, floating, planar excluded).
+        joint_types: type of each active joint ("revolute", "continuous", "prismatic").
+        n: number of active joints (degrees of freedom).
+        link_names: every link, in document order.
+        root_link: the link without a parent joint.
+        base_link: default base frame of queries (``root_link`` unless given).
+        lower, upper: (n,) position limits, rad or m, ±inf for continuous joints.
+        velocity_limits, effort_limits: (n,) rad/s or m/s, N·m or N; inf if absent.
+        soft_lower, soft_upper: (n,) ``<safety_controller>`` limits, else the hard limits.
+        continuous: (n,) bool, True for continuous joints.
+        inertials: link name → :class:`Inertial` (mass, centre-of-mass origin, inertia).
+        joints: every joint of the tree (:class:`Joint`), parents before children.
+    """
+
+    def __init__(self, name: str, link_names: List[str], root_link: str, joints: List[Joint],
+                 joint_names: List[str], joint_types: List[str], limits: Limits,
+                 inertials: Dict[str, Inertial], base_link: Optional[str] = None):
+        self.name = name
+        self.link_names = list(link_names)
+        self._link_index = {link: i for i, link in enumerate(self.link_names)}
+        self.root_link = root_link
+        self.joints = list(joints)
+        self._joint_by_name = {j.name: j for j in self.joints}
+        self.joint_names = list(joint_names)
+        self._joint_index = {joint: i for i, joint in enumerate(self.joint_names)}
+        self.joint_types = list(joint_types)
+        self.n = len(self.joint_names)
+        self.limits = limits
+        self.lower, self.upper = limits.lower, limits.upper
+        self.velocity_limits, self.effort_limits = limits.velocity, limits.effort
+        self.soft_lower, self.soft_upper = limits.soft_lower, limits.soft_upper
+        self.continuous = np.array([t == "continuous" for t in self.joint_types], dtype=bool)
+        self.inertials = dict(inertials)
+        self._parent_joint = [-1] * len(self.link_names)
+        for k, joint in enumerate(self.joints):
+            self._parent_joint[joint.child] = k
+        self._tree = JointMotions(self.joints, np.array([j.origin for j in self.joints])
+                                  .reshape(-1, 4, 4), self.n)
+        self._chains: Dict[Tuple[int, int], Chain] = {}
+        self.base_link = root_link
+        if base_link is not None:
+            self.link_index(base_link)
+            self.base_link = base_link
+
+    def __repr__(self) -> str:
+        return (f"Linkage('{self.name}', n={self.n}, links={len(self.link_names)}, "
+                f"root='{self.root_link}', base='{self.base_link}')")
+
+    # ----------------------------------------------------------------- lookups
+    def joint_index(self, name: str) -> int:
+        """Column of q for active joint ``name``; JointError if unknown or not a variable."""
+        try:
+            return self._joint_index[name]
+        except KeyError:
+            if name in self._joint_by_name:
+                joint = self._joint_by_name[name]
+                why = (f"mimics '{joint.mimic}'" if joint.mimic else f"is {joint.type}")
+                raise JointError(name, f"is not a variable of q: it {why}") from None
+            raise JointError(name, f"unknown joint (robot '{self.name}' has "
+                                   f"{len(self._joint_by_name)} joints)") from None
+
+    def link_index(self, name: str) -> int:
+        """Index of link ``name`` in :attr:`link_names`; LinkError if unknown."""
+        try:
+            return self._link_index[name]
+        except (KeyError, TypeError):
+            raise LinkError(str(name), f"unknown link (not found in robot '{self.name}')") \
+                from None
+
+    def joint(self, name: str) -> Joint:
+        """The :class:`Joint` record of any joint (fixed, mimic, floating... included)."""
+        try:
+            return self._joint_by_name[name]
+        except KeyError:
+            raise JointError(name, f"unknown joint in robot '{self.name}'") from None
+
+    def mimic_values(self, q: ArrayLike) -> Dict[str, float]:
+        """Values of the mimic joints, θ = multiplier · q[master] + offset (rad or m)."""
+        q = self.check_q(q)
+        return {j.name: j.multiplier * q[j.index] + j.offset for j in self.joints if j.mimic}
+
+    def check_q(self, q: ArrayLike) -> Array:
+        """q as an (n,) float array; InputError naming the expected length or the bad joint."""
+        try:
+            arr = np.asarray(q, dtype=float)
+        except (TypeError, ValueError):
+            raise InputError(f"q must be {self.n} numbers (joints {', '.join(self.joint_names)})"
+                             ) from None
+        if arr.shape != (self.n,):
+            raise InputError(f"q has shape {arr.shape}, expected ({self.n},): one value per "
+                             f"joint {', '.join(self.joint_names)}")
+        if not np.isfinite(arr).all():
+            bad = int(np.flatnonzero(~np.isfinite(arr))[0])
+            raise InputError(f"q[{bad}] for joint '{self.joint_names[bad]}' is {arr[bad]}, "
+                             "not a finite number")
+        return arr
+
+    def _q_ext(self, q: ArrayLike) -> Array:
+        arr = self.check_q(q)
+        q_ext = np.empty(self.n + 1)
+        q_ext[:self.n] = arr
+        q_ext[self.n] = 0.0
+        return q_ext
+
+    def chain(self, link: str, base: Optional[str] = None) -> Chain:
+        """The cached :class:`Chain` from ``base`` (default :attr:`base_link`) to ``link``."""
+        key = (self.link_index(self.base_link if base is None else base), self.link_index(link))
+        chain = self._chains.get(key)
+        if chain is None:
+            chain = self._chains[key] = Chain(self.joints, self._parent_joint, key[0], key[1],
+                                              self.n)
+        return chain
+
+    # --------------------------------------------------------------- kinematics
+    def forward_kinematics(self, q: ArrayLike, link: str, base: Optional[str] = None) -> Array:
+        """(4, 4) pose of ``link`` in the frame of ``base`` (default :attr:`base_link`), metres.
+
+        Raises:
+            InputError: bad q.  LinkError: unknown link.
+        """
+        return self.chain(link, base).pose(self._q_ext(q))
+
+    def forward_kinematics_all(self, q: ArrayLike) -> Dict[str, Array]:
+        """(4, 4) pose of every link in the root-link frame, computed in one pass over the tree.
+
+        Floating and planar joints are held at their origin.
+        """
+        poses = tree_poses(self.joints, self._tree, len(self.link_names),
+                           self._link_index[self.root_link], self._q_ext(q))
+        return dict(zip(self.link_names, poses))
+
+    def jacobian(self, q: ArrayLike, link: str, base: Optional[str] = None,
+                 local: bool = False) -> Array:
+        """(6, n) analytic frame Jacobian of the origin of ``link`` relative to ``base``.
+
+        Rows 0-2: linear velocity of the link origin (m/s per unit q̇), rows 3-5: angular
+        velocity (rad/s per unit q̇), both relative to ``base`` and expressed in the base frame,
+        or in the link's own frame if ``local``. ``base`` and ``link`` may be any two links
+        (the path may go up the tree, then down another branch); columns of joints off the
+        path are zero, mimic joints add into their master's column. See
+        :mod:`pdls_ik.model.kinematics` for the formula.
+
+        Raises:
+            InputError: bad q.  LinkError: unknown link.
+            JointError: the path crosses a floating or planar joint.
+        """
+        T, J = self.chain(link, base).pose_and_jacobian(self._q_ext(q))
+        if local:
+            R = T[:3, :3]
+            J = np.vstack((R.T @ J[:3], R.T @ J[3:]))
+        return J
+
+    def pose_and_jacobian(self, q: ArrayLike, link: str, base: Optional[str] = None
+                          ) -> Tuple[Array, Array]:
+        """(T (4, 4), J (6, n)): :meth:`forward_kinematics` and :meth:`jacobian` in one pass.
+
+        The chain between ``base`` and ``link`` is precomputed once and cached, so this is the
+        call to make in solver iterations.
+        """
+        return self.chain(link, base).pose_and_jacobian(self._q_ext(q))

@@ -1,0 +1,119 @@
+"""Shared fixtures: the reference data in ../shared (robots, cases) and a Pinocchio bridge.
+
+CI clones the repository into a folder that has ``shared/`` beside it, so the data is found at
+``<repo>/../shared``; tests that need it are skipped with a reason when it is absent.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+ROBOTS = SHARED / "robots"
+CASES = SHARED / "cases"
+
+
+def _need(path: Path) -> Path:
+    if not path.exists():
+        pytest.skip(f"reference data not found at {path} (expected ../shared beside the repo)")
+    return path
+
+
+@pytest.fixture
+def robots_dir() -> Path:
+    """Folder of the real robot descriptions (../shared/robots)."""
+    return _need(ROBOTS)
+
+
+@pytest.fixture
+def case_dir():
+    """Function returning the folder of one case, e.g. ``case_dir("C02")``."""
+    def find(prefix: str) -> Path:
+        matches = sorted(_need(CASES).glob(f"{prefix}-*"))
+        if not matches:
+            pytest.skip(f"case {prefix} not found in {CASES}")
+        return matches[0]
+    return find
+
+
+def random_q(robot, rng: np.random.Generator) -> np.ndarray:
+    """A random q inside the limits (continuous joints in [-π, π])."""
+    lo = np.where(np.isfinite(robot.lower), robot.lower, -np.pi)
+    hi = np.where(np.isfinite(robot.upper), robot.upper, np.pi)
+    return rng.uniform(lo, hi)
+
+
+class PinocchioBridge:
+    """Pinocchio model of the same URDF, with q and Jacobian columns mapped by joint name.
+
+    Pinocchio treats a mimic joint as an independent joint: its value is set from the master
+    and its column added to the master's column times the multiplier.
+    """
+
+    def __init__(self, urdf_text: str, robot):
+        pin = pytest.importorskip("pinocchio")
+        self.pin, self.robot = pin, robot
+        self.model = pin.buildModelFromXML(urdf_text)
+        self.data = self.model.createData()
+        self.idx_q = {}
+        self.idx_v = {}
+        for jid in range(1, self.model.njoints):
+            name = self.model.names[jid]
+            self.idx_q[name] = self.model.idx_qs[jid]
+            self.idx_v[name] = self.model.idx_vs[jid]
+
+    def q(self, q: np.ndarray) -> np.ndarray:
+        qp = self.pin.neutral(self.model)
+        for i, name in enumerate(self.robot.joint_names):
+            qp[self.idx_q[name]] = q[i]
+        for name, value in self.robot.mimic_values(q).items():
+            qp[self.idx_q[name]] = value
+        return qp
+
+    def pose(self, q: np.ndarray, link: str) -> np.ndarray:
+        """(4, 4) pose of ``link`` in the root frame."""
+        pin = self.pin
+        pin.forwardKinematics(self.model, self.data, self.q(q))
+        fid = self.model.getFrameId(link)
+        return pin.updateFramePlacement(self.model, self.data, fid).homogeneous
+
+    def jacobian(self, q: np.ndarray, link: str) -> np.ndarray:
+        """(6, n) Jacobian of ``link`` origin in the root frame (LOCAL_WORLD_ALIGNED), our order."""
+        pin = self.pin
+        fid = self.model.getFrameId(link)
+        Jp = pin.computeFrameJacobian(self.model, self.data, self.q(q), fid,
+                                      pin.LOCAL_WORLD_ALIGNED)
+        J = np.zeros((6, self.robot.n))
+        for i, name in enumerate(self.robot.joint_names):
+            J[:, i] += Jp[:, self.idx_v[name]]
+        for joint in self.robot.joints:
+            if joint.mimic:
+                J[:, joint.index] += joint.multiplier * Jp[:, self.idx_v[joint.name]]
+        return J
+
+
+@pytest.fixture
+def pinocchio_bridge():
+    """Factory ``pinocchio_bridge(urdf_text, robot) -> PinocchioBridge``."""
+    return PinocchioBridge
+
+
+def numeric_jacobian(robot, q, link, base=None, h=1e-6) -> np.ndarray:
+    """(6, n) central finite-difference Jacobian of the link pose relative to ``base``.
+
+    Linear rows: d(position)/dq in the base frame; angular rows: the rotation vector of
+    R(q+h) R(q-h)^T / (2h), in the base frame.
+    """
+    from scipy.spatial.transform import Rotation
+    J = np.zeros((6, robot.n))
+    for i in range(robot.n):
+        dq = np.zeros(robot.n)
+        dq[i] = h
+        Tp = robot.forward_kinematics(q + dq, link, base)
+        Tm = robot.forward_kinematics(q - dq, link, base)
+        J[:3, i] = (Tp[:3, 3] - Tm[:3, 3]) / (2 * h)
+        J[3:, i] = Rotation.from_matrix(Tp[:3, :3] @ Tm[:3, :3].T).as_rotvec() / (2 * h)
+    return J
