@@ -1,0 +1,186 @@
+"""Priority levels: residual rows, Jacobian rows, row comparison types, and their validation.
+
+A level is the pair (e_k, J_k): ``e_k`` (m_k,) is the change of the level's task values that we
+want, ``J_k`` (m_k, n) maps a variation Δθ to the resulting change, so the solver seeks
+``J_k Δθ = e_k``. Levels are given highest priority first.
+
+Row comparison types (after the hierarchical solver of ``seeds/002``): an equality row always
+takes part; an inequality row only while it is violated, and then as an equality that drives its
+residual to zero. With ``LESS_EQUAL`` a row is satisfied while ``e_i <= 0``; with
+``GREATER_EQUAL`` while ``e_i >= 0``. For instance a lower bound ``x >= x_min`` on a task value x
+is the row ``e = x_min - x`` with ``LESS_EQUAL``.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+from numpy.typing import NDArray
+
+from pdls_ik.errors import InputError
+
+EQUAL = 0
+LESS_EQUAL = -1
+GREATER_EQUAL = 1
+
+
+@dataclass
+class Level:
+    """One priority level.
+
+    Attributes:
+        residual: (m,) desired change of the level's task values.
+        jacobian: (m, n) derivative of the task values with respect to θ.
+        comparison: optional (m,) row types: ``EQUAL`` (0), ``LESS_EQUAL`` (-1, satisfied while
+            ``e_i <= 0``) or ``GREATER_EQUAL`` (+1, satisfied while ``e_i >= 0``).
+        tolerance: convergence tolerance on this level's residual norm; overrides
+            ``PDLSOptions.residual_tol``.
+        name: used in error messages and metrics.
+    """
+
+    residual: NDArray[np.float64]
+    jacobian: NDArray[np.float64]
+    comparison: Optional[Sequence[int]] = None
+    tolerance: Optional[float] = None
+    name: Optional[str] = None
+
+
+LevelLike = Union[Level, Tuple[NDArray[np.float64], NDArray[np.float64]]]
+
+
+def _label(k: int, name: Optional[str]) -> str:
+    return f"level {k}" + (f" ('{name}')" if name else "")
+
+
+def _first_bad(a: NDArray[np.float64]):
+    """Index of the first non-finite entry of a, or None (a single sum is the fast path)."""
+    if math.isfinite(float(a.sum())):
+        return None
+    bad = np.argwhere(~np.isfinite(a))
+    return tuple(int(i) for i in bad[0]) if bad.size else None
+
+
+class PreparedLevels:
+    """Validated arrays of a list of levels, with inactive inequality rows removed.
+
+    Attributes (lists indexed by level):
+        residuals: active residual rows (m'_k,); jacobians: active Jacobian rows (m'_k, n);
+        norms: norm of the active residual (the satisfied inequality rows count as zero);
+        tolerances: the level's own tolerance or None; names: the level's name or None.
+    """
+
+    __slots__ = ("residuals", "jacobians", "norms", "tolerances", "names")
+
+    def __init__(self, levels: Sequence[LevelLike], n: int, by_component: bool = False):
+        if isinstance(levels, Level) or len(levels) == 0:
+            raise InputError("levels: expected a non-empty list of Level or (residual, jacobian)"
+                             " pairs, highest priority first")
+        self.residuals: List[NDArray[np.float64]] = []
+        self.jacobians: List[NDArray[np.float64]] = []
+        self.norms: List[float] = []
+        self.tolerances: List[Optional[float]] = []
+        self.names: List[Optional[str]] = []
+        for k, lev in enumerate(levels):
+            if isinstance(lev, Level):
+                e, J, comp, tol, name = (lev.residual, lev.jacobian, lev.comparison,
+                                         lev.tolerance, lev.name)
+            else:
+                try:
+                    e, J = lev
+                except (TypeError, ValueError):
+                    raise InputError(f"level {k}: expected a Level or a (residual, jacobian) "
+                                     f"pair, got {type(lev).__name__}") from None
+                comp = tol = name = None
+            e, J = _check_arrays(k, name, e, J, n)
+            if comp is not None:
+                e, J = _active_rows(k, name, e, J, comp)
+            if tol is not None and not (isinstance(tol, (int, float, np.floating, np.integer))
+                                        and tol >= 0 and math.isfinite(tol)):
+                raise InputError(f"{_label(k, name)}: tolerance must be a finite number >= 0, "
+                                 f"got {tol!r}")
+            self.residuals.append(e)
+            self.jacobians.append(J)
+            self.norms.append(residual_norm(e, by_component))
+            self.tolerances.append(None if tol is None else float(tol))
+            self.names.append(name)
+
+    def __len__(self) -> int:
+        return len(self.residuals)
+
+
+def residual_norm(e: NDArray[np.float64], by_component: bool = False) -> float:
+    """2-norm of e, or its largest absolute component when ``by_component``; 0 when empty."""
+    if e.size == 0:
+        return 0.0
+    if by_component:
+        return float(np.abs(e).max())
+    return float(math.sqrt(e.dot(e)))
+
+
+def _check_arrays(k, name, e, J, n):
+    e = np.asarray(e, dtype=float)
+    J = np.asarray(J, dtype=float)
+    label = _label(k, name)
+    if e.ndim != 1:
+        raise InputError(f"{label}: residual must have shape (m,), got {e.shape}")
+    if J.ndim != 2 or J.shape != (e.size, n):
+        raise InputError(f"{label}: Jacobian must have shape ({e.size}, {n}) to match the "
+                         f"residual and θ, got {J.shape}")
+    bad = _first_bad(e)
+    if bad is not None:
+        raise InputError(f"{label}: residual row {bad[0]} is {e[bad]} (not finite)")
+    bad = _first_bad(J)
+    if bad is not None:
+        raise InputError(f"{label}: Jacobian row {bad[0]}, variable {bad[1]} is {J[bad]} "
+                         f"(not finite)")
+    return e, J
+
+
+def _active_rows(k, name, e, J, comp):
+    comp = np.asarray(comp)
+    if comp.shape != e.shape:
+        raise InputError(f"{_label(k, name)}: comparison must have shape {e.shape}, "
+                         f"got {comp.shape}")
+    unknown = ~np.isin(comp, (EQUAL, LESS_EQUAL, GREATER_EQUAL))
+    if unknown.any():
+        row = int(np.argmax(unknown))
+        raise InputError(f"{_label(k, name)}: comparison row {row} is {comp[row]!r}; use "
+                         f"0 (equal), -1 (residual <= 0) or +1 (residual >= 0)")
+    active = (comp == EQUAL) | ((comp == LESS_EQUAL) & (e > 0)) | \
+             ((comp == GREATER_EQUAL) & (e < 0))
+    if active.all():
+        return e, J
+    return e[active], J[active]
+
+
+def check_vector(name: str, v, n: int, *, allow_inf: bool = False) -> NDArray[np.float64]:
+    """v as a float array (n,), or InputError naming ``name`` and the offending variable."""
+    a = np.asarray(v, dtype=float)
+    if a.shape != (n,):
+        raise InputError(f"{name}: expected shape ({n},), got {a.shape}")
+    bad = np.isnan(a) if allow_inf else ~np.isfinite(a)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise InputError(f"{name}: variable {i} is {a[i]} (not {'a number' if allow_inf else 'finite'})")
+    return a
+
+
+def check_limits(lower, upper, n: int):
+    """Validated (lower, upper) arrays (n,) with ±inf allowed, or None when no finite limit.
+
+    Raises:
+        InputError: NaN, wrong shape, or lower > upper, naming the variable.
+    """
+    if lower is None and upper is None:
+        return None, None
+    lo = np.full(n, -np.inf) if lower is None else check_vector("lower", lower, n, allow_inf=True)
+    up = np.full(n, np.inf) if upper is None else check_vector("upper", upper, n, allow_inf=True)
+    crossed = lo > up
+    if crossed.any():
+        i = int(np.argmax(crossed))
+        raise InputError(f"limits: variable {i} has lower {lo[i]} > upper {up[i]}")
+    if np.all(np.isneginf(lo)) and np.all(np.isposinf(up)):
+        return None, None
+    return lo, up

@@ -1,0 +1,278 @@
+"""Options of the PDLS solver: one dataclass, validated on construction.
+
+Field names follow the knobs of the PDLS reference (Baerlocher & Boulic 2004 as documented in
+``seeds/000``) in snake_case, so ``thetaDiffMaxMag`` is ``theta_diff_max_mag`` and so on. Knobs
+borrowed from the hierarchical Newton solver (``seeds/002``: free variables, optional last level,
+line searches) and the plain DLS loop (``seeds/004``: step size, fixed λ, respect limits) live in
+the same class so that one solver covers all three configurations.
+
+Per-level values (``residual_tol``, ``damping``, ``residual_max_mag``, ``slowdown_limit``,
+``speedup_limit``) accept a scalar applied to every level or a sequence indexed by priority level
+(level 0 is the highest priority); missing trailing entries and ``None`` entries mean "unset".
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields, replace
+from typing import Optional, Sequence, Union
+
+import numpy as np
+
+from pdls_ik.errors import ConfigError
+
+PerLevel = Union[None, float, Sequence[Optional[float]]]
+
+LINE_SEARCHES = ("constant", "backtracking", "fixed_sequence", "error_norm")
+
+
+def _fail(name: str, why: str, value) -> None:
+    raise ConfigError(f"PDLSOptions.{name}: {why} (got {value!r})")
+
+
+def _check_number(name, value, *, low=None, high=None, low_open=False, allow_inf=False,
+                  allow_none=False):
+    if value is None:
+        if not allow_none:
+            _fail(name, "must be a number", value)
+        return
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        _fail(name, "must be a number", value)
+    v = float(value)
+    if math.isnan(v) or (math.isinf(v) and not allow_inf):
+        _fail(name, "must be finite" if not allow_inf else "must not be NaN", value)
+    if low is not None and (v < low or (low_open and v == low)):
+        _fail(name, f"must be {'>' if low_open else '>='} {low}", value)
+    if high is not None and v > high:
+        _fail(name, f"must be <= {high}", value)
+
+
+def _check_per_level(name, value, **kw):
+    if value is None or np.isscalar(value):
+        _check_number(name, value, allow_none=True, **kw)
+        return
+    try:
+        items = list(value)
+    except TypeError:
+        _fail(name, "must be a number, None or a sequence per priority level", value)
+    for k, item in enumerate(items):
+        _check_number(f"{name}[{k}]", item, allow_none=True, **kw)
+
+
+def level_value(value: PerLevel, level: int) -> Optional[float]:
+    """The per-level option ``value`` at priority ``level`` (0 = highest), or None when unset."""
+    if value is None:
+        return None
+    if np.isscalar(value):
+        return float(value)
+    if level < len(value) and value[level] is not None:
+        return float(value[level])
+    return None
+
+
+@dataclass
+class PDLSOptions:
+    """Every knob of :func:`pdls_ik.pdls.solve` and :func:`pdls_ik.pdls.step`.
+
+    Units: θ-space quantities (``theta_diff_*``) are in the units of the variables (radians and
+    metres for robots); residual quantities in the units of the residual rows; λ and σ in residual
+    units per variable unit.
+
+    Damping (Baerlocher 2001, after Maciejewski & Klein 1988):
+        damping: fixed λ per level (scalar or sequence); None or a negative entry selects the
+            automatic λ, see :func:`pdls_ik.pdls.pinv.auto_lambda`.
+        theta_diff_max_mag: largest allowed ‖Δθ‖ per iteration; also the target of the automatic
+            λ. ``inf`` disables both.
+        auto_lambda_theta_diff_max_mag_scale: the automatic λ aims at
+            ``theta_diff_max_mag * scale``.
+        never_damp_sigma: no automatic damping while the smallest retained singular value is at
+            least this (``inf``: thresholding off).
+        always_damp_sigma: automatic damping always applied below this singular value (0: off);
+            the damping then aims as if the residual asked for at least this σ.
+        svd_tol: singular values at or below this are treated as zero (rank decision).
+    Clamping:
+        theta_diff_clamping: clamp ‖Δθ‖ to ``theta_diff_max_mag`` (last resort after damping).
+        clamp_theta_diff_by_component: clamp each component of Δθ instead of its 2-norm.
+        residual_max_mag: per-level clamp of the uncompensated residual (initial step size when
+            ``adaptive_step_size``); ``posture_max_mag`` does the same for the posture variation.
+        clamp_residual_by_component: clamp (and measure) residuals per component (max-norm).
+    Termination:
+        residual_tol: per-level convergence tolerance on ‖e_k‖ (a level's own ``tolerance``
+            overrides it); also the default lower bound of adaptive slowdown.
+        theta_diff_tol: stall when an applied ‖Δθ‖ falls below this while unconverged.
+        max_iterations: iteration (step) budget; max_time: wall-clock budget in seconds.
+        divergence_tol, divergence_factor, min_divergable_level: a level k <
+            ``min_divergable_level`` diverges when ‖e_k‖ > divergence_tol + divergence_factor ·
+            previous ‖e_k‖ (``divergence_factor=None`` disables the check).
+        abort_on_divergence: stop with status "diverged"; revert_on_divergence: go back to the θ
+            before the diverging step (on abort, or before retrying with a slower step size).
+        last_is_optional: the last level does not count for convergence (``seeds/002``).
+    Adaptive step size (seed header, "Adaptive Step Size and Damping"):
+        adaptive_step_size: manage ``residual_max_mag`` per level from the second iteration on.
+        slowdown_threshold, speedup_threshold: fractions of ``theta_diff_max_mag`` for the
+            unclamped ‖Δθ‖ above which to slow down / below which a speed-up is allowed.
+        auto_lambda_slowdown_threshold, auto_lambda_speedup_threshold: same on the largest
+            automatic λ (None: check off).
+        slowdown_factor (< 1), speedup_factor (> 1), slowdown_limit / speedup_limit: per-level
+            lower / upper bounds of the managed residual clamp.
+    Line search (``seeds/002``) applied to the final Δθ:
+        line_search: "constant" (α = step_size), "backtracking" (sufficient decrease of the
+            summed squared residual), "fixed_sequence" (α_{i+1} = α_max − K(α_max − α_i)),
+            "error_norm" (α = 1 − (1 − α_min)·tanh(‖e‖ / line_search_error_scale)).
+        step_size: the constant α, and the first trial α of backtracking.
+    Variables:
+        free_variables: indices or a boolean mask (n,) of the variables allowed to move.
+        respect_limits: run the limiting loop (hard limits on θ).
+    """
+
+    theta_diff_max_mag: float = 0.5
+    auto_lambda_theta_diff_max_mag_scale: float = 1.0
+    damping: PerLevel = None
+    never_damp_sigma: float = math.inf
+    always_damp_sigma: float = 0.0
+    svd_tol: float = 1e-9
+    theta_diff_clamping: bool = True
+    clamp_theta_diff_by_component: bool = False
+    residual_max_mag: PerLevel = None
+    posture_max_mag: Optional[float] = None
+    clamp_residual_by_component: bool = False
+    residual_tol: PerLevel = 1e-10
+    theta_diff_tol: float = 1e-12
+    max_iterations: int = 100
+    max_time: Optional[float] = None
+    divergence_tol: float = 0.0
+    divergence_factor: Optional[float] = 2.0
+    min_divergable_level: int = 1
+    abort_on_divergence: bool = False
+    revert_on_divergence: bool = True
+    last_is_optional: bool = False
+    adaptive_step_size: bool = True
+    slowdown_threshold: float = 1.0
+    speedup_threshold: float = 0.5
+    auto_lambda_slowdown_threshold: Optional[float] = None
+    auto_lambda_speedup_threshold: Optional[float] = None
+    slowdown_factor: float = 0.5
+    speedup_factor: float = 1.5
+    slowdown_limit: PerLevel = None
+    speedup_limit: PerLevel = None
+    line_search: str = "constant"
+    step_size: float = 1.0
+    line_search_alpha_min: float = 0.2
+    line_search_alpha_max: float = 0.95
+    line_search_k: float = 0.8
+    line_search_shrink: float = 0.5
+    line_search_armijo: float = 1e-4
+    line_search_error_scale: float = 1.0
+    free_variables: Optional[Sequence] = None
+    respect_limits: bool = True
+
+    def __post_init__(self) -> None:
+        num = _check_number
+        num("theta_diff_max_mag", self.theta_diff_max_mag, low=0.0, low_open=True, allow_inf=True)
+        num("auto_lambda_theta_diff_max_mag_scale", self.auto_lambda_theta_diff_max_mag_scale,
+            low=0.0, low_open=True)
+        _check_per_level("damping", self.damping, low=-math.inf)
+        num("never_damp_sigma", self.never_damp_sigma, low=0.0, allow_inf=True)
+        num("always_damp_sigma", self.always_damp_sigma, low=0.0)
+        num("svd_tol", self.svd_tol, low=0.0)
+        _check_per_level("residual_max_mag", self.residual_max_mag, low=0.0, low_open=True,
+                         allow_inf=True)
+        num("posture_max_mag", self.posture_max_mag, low=0.0, low_open=True, allow_inf=True,
+            allow_none=True)
+        _check_per_level("residual_tol", self.residual_tol, low=0.0)
+        num("theta_diff_tol", self.theta_diff_tol, low=0.0)
+        if isinstance(self.max_iterations, bool) or not isinstance(self.max_iterations,
+                                                                   (int, np.integer)):
+            _fail("max_iterations", "must be an integer", self.max_iterations)
+        num("max_iterations", self.max_iterations, low=0)
+        num("max_time", self.max_time, low=0.0, low_open=True, allow_inf=True, allow_none=True)
+        num("divergence_tol", self.divergence_tol, low=0.0)
+        num("divergence_factor", self.divergence_factor, low=0.0, low_open=True, allow_none=True)
+        if isinstance(self.min_divergable_level, bool) or not isinstance(
+                self.min_divergable_level, (int, np.integer)) or self.min_divergable_level < 0:
+            _fail("min_divergable_level", "must be an integer >= 0", self.min_divergable_level)
+        num("slowdown_threshold", self.slowdown_threshold, low=0.0, low_open=True, allow_inf=True)
+        num("speedup_threshold", self.speedup_threshold, low=0.0)
+        num("auto_lambda_slowdown_threshold", self.auto_lambda_slowdown_threshold, low=0.0,
+            allow_none=True, allow_inf=True)
+        num("auto_lambda_speedup_threshold", self.auto_lambda_speedup_threshold, low=0.0,
+            allow_none=True, allow_inf=True)
+        num("slowdown_factor", self.slowdown_factor, low=0.0, low_open=True, high=1.0)
+        num("speedup_factor", self.speedup_factor, low=1.0)
+        _check_per_level("slowdown_limit", self.slowdown_limit, low=0.0)
+        _check_per_level("speedup_limit", self.speedup_limit, low=0.0, low_open=True,
+                         allow_inf=True)
+        if self.line_search not in LINE_SEARCHES:
+            _fail("line_search", f"must be one of {', '.join(LINE_SEARCHES)}", self.line_search)
+        num("step_size", self.step_size, low=0.0, low_open=True, high=1.0)
+        num("line_search_alpha_min", self.line_search_alpha_min, low=0.0, low_open=True,
+            high=1.0)
+        num("line_search_alpha_max", self.line_search_alpha_max, low=0.0, low_open=True,
+            high=1.0)
+        num("line_search_k", self.line_search_k, low=0.0, high=1.0)
+        num("line_search_shrink", self.line_search_shrink, low=0.0, low_open=True, high=0.99)
+        num("line_search_armijo", self.line_search_armijo, low=0.0, high=0.5)
+        num("line_search_error_scale", self.line_search_error_scale, low=0.0, low_open=True)
+        for flag in ("theta_diff_clamping", "clamp_theta_diff_by_component",
+                     "clamp_residual_by_component", "abort_on_divergence",
+                     "revert_on_divergence", "last_is_optional", "adaptive_step_size",
+                     "respect_limits"):
+            if not isinstance(getattr(self, flag), (bool, np.bool_)):
+                _fail(flag, "must be True or False", getattr(self, flag))
+        self._check_free_variables()
+
+    def _check_free_variables(self) -> None:
+        fv = self.free_variables
+        if fv is None:
+            return
+        arr = np.asarray(fv)
+        if arr.ndim != 1 or not (arr.dtype == bool or np.issubdtype(arr.dtype, np.integer)
+                                 or arr.size == 0):
+            _fail("free_variables", "must be a boolean mask (n,) or a sequence of indices", fv)
+        if arr.dtype != bool and arr.size and arr.min() < 0:
+            _fail("free_variables", "indices must be >= 0", fv)
+
+    def free_mask(self, n: int) -> Optional[np.ndarray]:
+        """Boolean mask (n,) of the free variables, or None when every variable is free.
+
+        Raises:
+            ConfigError: the mask length differs from n or an index is >= n.
+        """
+        fv = self.free_variables
+        if fv is None:
+            return None
+        arr = np.asarray(fv)
+        if arr.dtype == bool:
+            if arr.size != n:
+                _fail("free_variables", f"mask has {arr.size} entries for {n} variables", fv)
+            mask = arr.copy()
+        else:
+            idx = arr.astype(int)
+            if idx.size and idx.max() >= n:
+                _fail("free_variables", f"index {int(idx.max())} out of range for {n} variables",
+                      fv)
+            mask = np.zeros(n, dtype=bool)
+            mask[idx] = True
+        return None if mask.all() else mask
+
+    def replace(self, **changes) -> "PDLSOptions":
+        """A validated copy with some fields changed."""
+        return replace(self, **changes)
+
+    @classmethod
+    def dls(cls, *, max_iterations: int = 100, tolerance: float = 1e-6,
+            damping: Optional[float] = 0.05, adaptive_damping: bool = False,
+            step_size: float = 1.0, respect_limits: bool = True) -> "PDLSOptions":
+        """The single-level damped least squares loop of ``seeds/004`` as PDLS options.
+
+        One level, fixed λ (or the automatic λ when ``adaptive_damping``), a constant step size,
+        no adaptive step size and no Δθ clamping: each iteration applies
+        ``step_size · Jᵀ(JJᵀ + λ²I)⁻¹ e``. A separate orientation tolerance is expressed by the
+        problem's ``converged`` hook (or by two levels).
+        """
+        return cls(max_iterations=max_iterations, residual_tol=tolerance,
+                   damping=None if adaptive_damping else damping, step_size=step_size,
+                   respect_limits=respect_limits, adaptive_step_size=False,
+                   theta_diff_clamping=adaptive_damping, line_search="constant", svd_tol=0.0)
+
+
+OPTION_NAMES = tuple(f.name for f in fields(PDLSOptions))

@@ -1,0 +1,240 @@
+"""One PDLS iteration: the limiting loop around the priority loop, then posture and Δθ clamping.
+
+Priority loop (Siciliano & Slotine 1991; Baerlocher & Boulic 2004, section 3), for levels
+k = 1..p, starting from Δθ = (motion of clamped variables) and P = diag(free, unclamped)::
+
+    ê_k = e_k − J_k Δθ               compensated residual
+    J̃_k = J_k P                      restricted Jacobian
+    Δθ += J̃_k^{+λ_k} ê_k             damped pseudoinverse, λ_k fixed or automatic
+    P  −= J̃_k^{+} J̃_k                undamped, rank by svd_tol  (= P − VᵣVᵣᵀ)
+
+then ``Δθ += P v`` for the posture variation v (lowest priority).
+
+Limiting loop (Baerlocher & Boulic 2004, section 4): when θ + Δθ leaves [lower, upper] for some
+variables, they are clamped at the limit they cross: their motion is fixed to reach it exactly,
+their columns leave P (so the other variables compensate that fixed motion through ê_k) and the
+priority loop runs again, until no new variable is clamped (at most n rounds).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import List, Optional, Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+
+from pdls_ik.errors import InputError
+from pdls_ik.pdls.levels import LevelLike, PreparedLevels, check_limits, check_vector
+from pdls_ik.pdls.options import PDLSOptions, level_value
+from pdls_ik.pdls.pinv import auto_lambda, thin_svd
+
+_DEFAULT_OPTIONS = PDLSOptions()
+
+
+@dataclass
+class StepResult:
+    """Outcome of one PDLS iteration.
+
+    Attributes:
+        theta_diff: (n,) the variation to add to θ (after Δθ clamping); θ + Δθ stays in limits.
+        lambdas, ranks, min_singular_values: per level, the λ used, the rank of the restricted
+            Jacobian J̃_k and its smallest singular value above ``svd_tol`` (0 when rank 0).
+        auto_lambda: per level, whether λ was computed automatically.
+        residual_norms: per level, the norm of the active (unclamped, uncompensated) residual.
+        residual_clamped: per level, whether ``residual_max_mag`` clamped the residual.
+        clamped: indices of the variables held at a limit, increasing.
+        limiting_variation: (n,) for a clamped variable, the desired change minus the allowed
+            change (positive at an upper limit, negative at a lower one); 0 elsewhere.
+        limiting_iterations: number of priority-loop passes (1 when no variable was clamped).
+        theta_diff_mag: ‖Δθ‖ before Δθ clamping (max-abs when clamping by component).
+        theta_diff_clamped: whether Δθ was scaled or clipped to ``theta_diff_max_mag``.
+    """
+
+    theta_diff: NDArray[np.float64]
+    lambdas: List[float]
+    ranks: List[int]
+    min_singular_values: List[float]
+    auto_lambda: List[bool]
+    residual_norms: List[float]
+    residual_clamped: List[bool]
+    clamped: NDArray[np.int64]
+    limiting_variation: NDArray[np.float64]
+    limiting_iterations: int
+    theta_diff_mag: float
+    theta_diff_clamped: bool
+
+
+def step(levels: Sequence[LevelLike], theta, lower=None, upper=None, posture=None,
+         options: Optional[PDLSOptions] = None) -> StepResult:
+    """Compute one PDLS variation Δθ (Baerlocher & Boulic 2004).
+
+    Args:
+        levels: highest priority first; each a :class:`Level` or a pair ``(e_k (m_k,),
+            J_k (m_k, n))``. Inactive inequality rows are dropped.
+        theta: (n,) current variables.
+        lower, upper: (n,) limits (±inf allowed) or None. Applied when
+            ``options.respect_limits``. A variable already outside its limits is moved back to
+            the limit it violates (before Δθ clamping).
+        posture: (n,) desired variation applied in the remaining null space, or None.
+        options: :class:`PDLSOptions`; defaults when None.
+
+    Returns:
+        :class:`StepResult`; ``theta + result.theta_diff`` lies within [lower, upper] in exact
+        floating point for every variable that started inside.
+
+    Raises:
+        InputError: wrong shape or non-finite value, naming the level, row and variable.
+        ConfigError: ``options.free_variables`` does not fit n.
+    """
+    opts = _DEFAULT_OPTIONS if options is None else options
+    theta = np.asarray(theta, dtype=float)
+    if theta.ndim != 1:
+        raise InputError(f"theta: expected shape (n,), got {theta.shape}")
+    n = theta.size
+    theta = check_vector("theta", theta, n)
+    lo, up = check_limits(lower, upper, n) if opts.respect_limits else (None, None)
+    prepared = PreparedLevels(levels, n, opts.clamp_residual_by_component)
+    if posture is not None:
+        posture = check_vector("posture", posture, n)
+    return compute_step(prepared, theta, lo, up, posture, opts, opts.free_mask(n))
+
+
+def clamp_vector(v: NDArray[np.float64], max_mag: float, by_component: bool) -> NDArray:
+    """v scaled to 2-norm ``max_mag`` (or clipped per component to ±max_mag); a new array."""
+    if by_component:
+        return np.clip(v, -max_mag, max_mag)
+    return v * (max_mag / math.sqrt(v.dot(v)))
+
+
+def compute_step(prep: PreparedLevels, theta: NDArray[np.float64], lower, upper, posture,
+                 opts: PDLSOptions, free: Optional[NDArray[np.bool_]],
+                 residual_max_mag: Optional[Sequence[Optional[float]]] = None) -> StepResult:
+    """:func:`step` on validated inputs (the solver's hot path).
+
+    Args:
+        residual_max_mag: per-level residual clamp overriding ``opts.residual_max_mag`` (the
+            adaptive step size), None entries meaning no clamp.
+    """
+    p, n = len(prep), theta.size
+    by_comp = opts.clamp_residual_by_component
+    es, res_clamped, lam_fixed = [], [], []
+    for k in range(p):
+        e = prep.residuals[k]
+        rm = level_value(opts.residual_max_mag, k) if residual_max_mag is None \
+            else residual_max_mag[k]
+        hit = rm is not None and prep.norms[k] > rm
+        es.append(clamp_vector(e, rm, by_comp) if hit else e)
+        res_clamped.append(hit)
+        lam = level_value(opts.damping, k)
+        lam_fixed.append(None if lam is None or lam < 0 else lam)
+    if posture is not None and opts.posture_max_mag is not None:
+        if residual_norm_of(posture, by_comp) > opts.posture_max_mag:
+            posture = clamp_vector(posture, opts.posture_max_mag, by_comp)
+
+    clamped = np.zeros(n, dtype=bool)
+    fixed = None
+    limiting_variation = np.zeros(n)
+    active = free
+    rounds = 0
+    while True:
+        rounds += 1
+        dtheta, lambdas, ranks, sigmas, autos = _priority_loop(
+            prep.jacobians, es, n, active, fixed, posture, lam_fixed, opts)
+        if lower is None:
+            break
+        new_theta = theta + dtheta
+        over = new_theta > upper
+        under = new_theta < lower
+        viol = over | under
+        if active is not None:
+            viol &= active
+        if not viol.any():
+            break
+        limit = np.where(over, upper, lower)
+        if fixed is None:
+            fixed = np.zeros(n)
+        fixed[viol] = limit[viol] - theta[viol]
+        limiting_variation[viol] = dtheta[viol] - fixed[viol]
+        clamped |= viol
+        active = ~clamped if free is None else (free & ~clamped)
+
+    if opts.clamp_theta_diff_by_component:
+        mag = float(np.abs(dtheta).max()) if n else 0.0
+    else:
+        mag = float(math.sqrt(dtheta.dot(dtheta)))
+    tmax = opts.theta_diff_max_mag
+    diff_clamped = bool(opts.theta_diff_clamping and mag > tmax)
+    if diff_clamped:
+        dtheta = clamp_vector(dtheta, tmax, opts.clamp_theta_diff_by_component)
+    if lower is not None:
+        _exactly_inside(theta, dtheta, lower, upper)
+    return StepResult(dtheta, lambdas, ranks, sigmas, autos, list(prep.norms), res_clamped,
+                      np.flatnonzero(clamped), limiting_variation, rounds, mag, diff_clamped)
+
+
+def residual_norm_of(v: NDArray[np.float64], by_component: bool) -> float:
+    return float(np.abs(v).max()) if by_component else float(math.sqrt(v.dot(v)))
+
+
+def _priority_loop(jacobians, residuals, n, active, fixed, posture, lam_fixed, opts):
+    """One pass of the priority loop; returns Δθ and the per-level λ, rank, σ_min, auto flags."""
+    p = len(jacobians)
+    svd_tol = opts.svd_tol
+    target = opts.theta_diff_max_mag * opts.auto_lambda_theta_diff_max_mag_scale
+    dtheta = np.zeros(n) if fixed is None else fixed.copy()
+    moved = fixed is not None
+    mask = None if active is None else active.astype(float)
+    proj = None  # None: P is diag(mask) (the identity when mask is None)
+    need_last_projector = posture is not None
+    lambdas, ranks, sigmas, autos = [0.0] * p, [0] * p, [0.0] * p, [False] * p
+    for k in range(p):
+        J = jacobians[k]
+        autos[k] = lam_fixed[k] is None
+        if J.shape[0] == 0:
+            continue
+        e_hat = residuals[k] - J @ dtheta if moved else residuals[k]
+        if proj is not None:
+            Jr = J @ proj
+        else:
+            Jr = J if mask is None else J * mask
+        u, s, vt = thin_svd(Jr)
+        r = int(np.count_nonzero(s > svd_tol))
+        ranks[k] = r
+        if r == 0:
+            continue
+        s_r = s[:r]
+        smin = float(s_r[-1])
+        sigmas[k] = smin
+        if lam_fixed[k] is None:
+            lam = auto_lambda(float(math.sqrt(e_hat.dot(e_hat))), smin, target,
+                              opts.never_damp_sigma, opts.always_damp_sigma)
+        else:
+            lam = lam_fixed[k]
+        lambdas[k] = lam
+        v_r = vt[:r]
+        gain = s_r / (s_r * s_r + lam * lam) if lam else 1.0 / s_r
+        dtheta += v_r.T @ (gain * (u[:, :r].T @ e_hat))
+        moved = True
+        if k < p - 1 or need_last_projector:
+            if proj is None:
+                proj = np.eye(n) if mask is None else np.diag(mask)
+            proj -= v_r.T @ v_r
+    if posture is not None:
+        if proj is not None:
+            dtheta += proj @ posture
+        else:
+            dtheta += posture if mask is None else posture * mask
+    return dtheta, lambdas, ranks, sigmas, autos
+
+
+def _exactly_inside(theta, dtheta, lower, upper) -> None:
+    """Nudge Δθ by ulps where rounding put θ + Δθ a hair outside a limit θ started within."""
+    for _ in range(64):
+        t = theta + dtheta
+        over = (t > upper) & (theta <= upper)
+        under = (t < lower) & (theta >= lower)
+        if not (over.any() or under.any()):
+            return
+        dtheta[over] = np.nextafter(dtheta[over], -np.inf)
+        dtheta[under] = np.nextafter(dtheta[under], np.inf)
