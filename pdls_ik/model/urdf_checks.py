@@ -9,6 +9,7 @@ name the offending joint, link and attribute. The rules follow the URDF specific
 from __future__ import annotations
 
 import math
+import re
 import warnings
 import xml.etree.ElementTree as ET
 from typing import Dict, List, Optional
@@ -17,6 +18,7 @@ from pdls_ik.errors import JointError, LinkError, URDFError
 from pdls_ik.model.joints import JOINT_TYPES, MOVING_TYPES
 
 XACRO_NS = "{http://www.ros.org/wiki/xacro}"
+XACRO_EXPR = re.compile(r"\$[{(][^})]*[})]?")
 #: an axis shorter than this cannot be normalized (metres or unitless)
 AXIS_MIN_NORM = 1e-9
 
@@ -50,6 +52,13 @@ def _error(kind: str, name: str, message: str) -> Exception:
     return URDFError(message)
 
 
+def _xacro_error(kind: str, name: str, where: str, value: str) -> Exception:
+    expr = XACRO_EXPR.search(value).group(0)
+    return _error(kind, name, f"{where} = '{value}' holds the unexpanded xacro expression "
+                              f"'{expr}': the file looks like unprocessed xacro; run xacro on it "
+                              "first")
+
+
 def floats(value: Optional[str], count: int, kind: str, name: str, where: str) -> List[float]:
     """Parse ``count`` finite floats from an attribute value, raising an error naming the place.
 
@@ -61,9 +70,8 @@ def floats(value: Optional[str], count: int, kind: str, name: str, where: str) -
     """
     text = "" if value is None else value
     parts = text.split()
-    if "${" in text or "$(" in text:
-        raise _error(kind, name, f"{where} = '{text}' is an unexpanded xacro expression: the file "
-                                 "looks like unprocessed xacro; run xacro on it first")
+    if XACRO_EXPR.search(text):
+        raise _xacro_error(kind, name, where, text)
     try:
         numbers = [float(p) for p in parts]
     except ValueError:
@@ -81,11 +89,9 @@ def _check_xacro(root: ET.Element) -> None:
         kind, name = owner.tag, owner.get("name", "?")
         for elem in owner.iter():
             for attr, value in elem.attrib.items():
-                if "${" in value or "$(" in value:
+                if XACRO_EXPR.search(value):
                     where = attr if elem is owner else f"{elem.tag} {attr}"
-                    raise _error(kind, name, f"{where} = '{value}' is an unexpanded xacro "
-                                 "expression: the file looks like unprocessed xacro; run xacro "
-                                 "on it first")
+                    raise _xacro_error(kind, name, where, value)
     for elem in root.iter():
         if isinstance(elem.tag, str) and elem.tag.startswith(XACRO_NS):
             tag = "xacro:" + elem.tag[len(XACRO_NS):]
@@ -170,7 +176,7 @@ def _check_joint(joint: ET.Element, links: Dict[str, ET.Element]) -> None:
         why = ("<limit> has no lower/upper (the URDF default is 0 for both)"
                if lower is None and upper is None else f"limit lower = upper = {lo:g}")
         warnings.warn(f"joint '{name}': {why}: empty range, the joint acts as a fixed joint",
-                      URDFWarning, stacklevel=5)
+                      URDFWarning, stacklevel=4)
 
 
 def _check_names(elems: List[ET.Element], kind: str) -> Dict[str, ET.Element]:
@@ -180,7 +186,7 @@ def _check_names(elems: List[ET.Element], kind: str) -> Dict[str, ET.Element]:
         if not name:
             raise URDFError(f"a <{kind}> element has no name attribute")
         if name in named:
-            raise _error(kind, name, f"is defined twice")
+            raise _error(kind, name, "is defined twice")
         named[name] = elem
     return named
 

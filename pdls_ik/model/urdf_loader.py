@@ -34,7 +34,7 @@ def read_source(source: Source) -> Tuple[str, str]:
     if isinstance(source, bytes):
         source = source.decode("utf-8")
     if isinstance(source, str) and (source.lstrip().startswith("<") or not source.strip()):
-        return source, "URDF string"
+        return source.lstrip(), "URDF string"  # launch-generated parameters may start blank
     path = Path(source)
     return path.read_text(encoding="utf-8"), f"URDF file '{path}'"
 
@@ -113,7 +113,7 @@ def load_urdf(source: Source, base_link: Optional[str] = None) -> Linkage:
 
     Returns:
         The linkage: active joints (revolute, continuous, prismatic without ``<mimic>``) are the
-        variables of q in document order; mimic joints follow θ = multiplier · q_master + offset.
+        variables of q, in depth-first tree order from the root (children in document order); mimic joints follow θ = multiplier · q_master + offset.
 
     Raises:
         URDFError: empty or malformed XML, unexpanded xacro, several roots, a cycle.
@@ -132,12 +132,13 @@ def load_urdf(source: Source, base_link: Optional[str] = None) -> Linkage:
     link_names = [link.name for link in robot.links]
     link_index = {name: i for i, name in enumerate(link_names)}
     mimics = _mimic_resolution(robot)
-    active = [j for j in robot.joints
+    tree_order = _topological_joints(robot, root_link)
+    active = [j for j in tree_order
               if j.type in ("revolute", "continuous", "prismatic") and j.name not in mimics]
     q_index = {j.name: i for i, j in enumerate(active)}
 
     joints: List[Joint] = []
-    for uj in _topological_joints(robot, root_link):
+    for uj in tree_order:
         origin = uj.origin
         T = pose_matrix(origin.xyz or [0, 0, 0], origin.rpy or [0, 0, 0]) if origin else np.eye(4)
         axis = np.zeros(3)
