@@ -6,7 +6,7 @@ Semantics follow MoveIt's ``compute_ik`` service: the seed comes from
 a ``MoveItErrorCodes`` value. This server checks no collisions: ``avoid_collisions`` is reported
 in the reply's message, never ignored silently. Error code values are those of
 moveit_msgs/msg/MoveItErrorCodes.msg (same in Humble and Jazzy); the ``message`` and ``source``
-fields exist from moveit_msgs 2.6 (Jazzy) on and are filled only when the type has them.
+fields exist from moveit_msgs 2.4 (Jazzy) on and are filled only when the type has them.
 """
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from pdls_ik.msgs.joint_state import joint_state
 from pdls_ik.msgs.stamps import Stamp, header, msg_to_seconds
 from pdls_ik.msgs.types import MessageTypes, field_names
 
-#: the ``source`` field of replies (moveit_msgs >= 2.6)
+#: the ``source`` field of replies (moveit_msgs >= 2.4)
 SOURCE = "pdls_ik"
 
 
@@ -121,7 +121,7 @@ def ik_request_from_msg(msg: Any) -> IKServiceRequest:
 def _robot_state(types: MessageTypes, joint_names: Sequence[str], positions: Sequence[float],
                  stamp: Stamp) -> Any:
     multi_dof = types.MultiDOFJointState(header=header(types, stamp, ""), joint_names=[],
-                                         transforms=[], twists=[], wrenches=[])
+                                         transforms=[], twist=[], wrench=[])
     return types.RobotState(joint_state=joint_state(types, joint_names, positions, stamp=stamp),
                             multi_dof_joint_state=multi_dof, attached_collision_objects=[],
                             is_diff=False)

@@ -133,27 +133,31 @@ def rclpy_types() -> MessageTypes:
                         lambda values: array.array("d", [float(v) for v in values]))
 
 
-def register_interfaces(typestore: Any, root: Path) -> Any:
-    """Registers every ``<package>/msg/*.msg`` and ``<package>/srv/*.srv`` under ``root``.
+def register_interfaces(typestore: Any, *roots: Path) -> Any:
+    """Registers every ``<package>/msg/*.msg`` and ``<package>/srv/*.srv`` under ``roots``.
 
     A service ``S`` becomes the two message types ``<package>/srv/S_Request`` and
     ``<package>/srv/S_Response``, as rclpy and rosbags name them.
 
     Args:
         typestore: a rosbags typestore (modified in place and returned).
-        root: folder holding one subfolder per package.
+        roots: folders holding one subfolder per package; a definition found in a later root
+            replaces one of the same name in an earlier root.
     """
     from rosbags.typesys import get_types_from_msg
 
     found: Dict[str, Any] = {}
-    for path in sorted(Path(root).glob("*/msg/*.msg")):
-        name = f"{path.parent.parent.name}/msg/{path.stem}"
-        found.update(get_types_from_msg(path.read_text(), name))
-    for path in sorted(Path(root).glob("*/srv/*.srv")):
-        request, _, response = path.read_text().partition("\n---")
-        base = f"{path.parent.parent.name}/srv/{path.stem}"
-        found.update(get_types_from_msg(request, base + "_Request"))
-        found.update(get_types_from_msg(response, base + "_Response"))
+    for root in roots:
+        for path in sorted(Path(root).glob("*/msg/*.msg")):
+            name = f"{path.parent.parent.name}/msg/{path.stem}"
+            found.update(get_types_from_msg(path.read_text(), name))
+        for path in sorted(Path(root).glob("*/srv/*.srv")):
+            package = path.parent.parent.name
+            for part, text in zip(("Request", "Response"), path.read_text().split("\n---")):
+                # parsed as a msg of the package (so relative field types resolve to
+                # <package>/msg/...), registered under the service part's own name
+                parsed = get_types_from_msg(text, f"{package}/msg/{path.stem}_{part}")
+                found[f"{package}/srv/{path.stem}_{part}"] = parsed.popitem()[1]
     typestore.register(found)
     return typestore
 

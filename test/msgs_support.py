@@ -1,0 +1,66 @@
+"""Typestores of the ROS 2 distributions the message tests run against (Humble and Jazzy).
+
+moveit_msgs is not in rosbags' stores: its definitions (field lists of the public moveit_msgs
+interfaces, branch noted in each file) live in test/data/moveit_msgs/ and are registered here;
+MoveItErrorCodes differs between Humble and Jazzy (message and source fields since 2.4).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pdls_ik.msgs.types import register_interfaces, rosbags_types
+
+MOVEIT = Path(__file__).parent / "data" / "moveit_msgs"
+DISTROS = ("humble", "jazzy")
+
+
+def typestore(distro: str):
+    """A fresh rosbags typestore of ``distro`` with moveit_msgs registered."""
+    from rosbags.typesys import Stores, get_typestore
+    store = get_typestore(Stores.ROS2_HUMBLE if distro == "humble" else Stores.ROS2_JAZZY)
+    return register_interfaces(store, MOVEIT / "common", MOVEIT / distro)
+
+
+@pytest.fixture(params=DISTROS)
+def store(request):
+    """(typestore, MessageTypes provider) of each ROS 2 distribution."""
+    ts = typestore(request.param)
+    return ts, rosbags_types(ts)
+
+
+def roundtrip(ts, msg):
+    """Serializes ``msg`` to CDR and reads it back."""
+    data = ts.serialize_cdr(msg, msg.__msgtype__)
+    return ts.deserialize_cdr(data, msg.__msgtype__)
+
+
+_NUMERIC = {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+            "float32", "float64", "byte", "char", "octet"}
+
+
+def default_msg(ts, typename: str):
+    """A message of ``typename`` with every field at its zero value (as a ROS client makes)."""
+    import numpy as np
+    from rosbags.typesys.base import Nodetype
+
+    def value(desc):
+        kind, rest = desc
+        if kind == Nodetype.BASE:
+            base = rest[0]
+            return "" if base == "string" else (False if base == "bool" else
+                                               (0.0 if base.startswith("float") else 0))
+        if kind == Nodetype.NAME:
+            return default_msg(ts, rest)
+        inner, size = rest
+        if inner[0] == Nodetype.BASE and inner[1][0] in _NUMERIC:
+            dtype = np.float64 if inner[1][0].startswith("float") else np.uint8 \
+                if inner[1][0] in ("uint8", "byte", "char", "octet") else np.int64
+            if inner[1][0] == "bool":
+                dtype = np.bool_
+            return np.zeros(size if kind == Nodetype.ARRAY else 0, dtype=dtype)
+        return [value(inner) for _ in range(size if kind == Nodetype.ARRAY else 0)]
+
+    _, fields = ts.fielddefs[typename]
+    return ts.types[typename](**{name: value(desc) for name, desc in fields})
