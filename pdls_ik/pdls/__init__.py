@@ -10,9 +10,14 @@ variation as lowest priority, and adaptive step size. Imports nothing robotic.
 from pdls_ik.pdls.levels import EQUAL, GREATER_EQUAL, LESS_EQUAL, Level
 from pdls_ik.pdls.options import PDLSOptions
 from pdls_ik.pdls.pinv import auto_lambda, damped_pinv
+from pdls_ik.pdls.problem import PDLSProblem
+from pdls_ik.pdls.result import (CONVERGED, DIVERGED, MAX_ITERATIONS, MAX_TIME, STALLED,
+                                 STATUSES, PDLSResult)
+from pdls_ik.pdls.solve import solve
 from pdls_ik.pdls.step import StepResult, step
 
 __all__ = [
-    "EQUAL", "GREATER_EQUAL", "LESS_EQUAL", "Level", "PDLSOptions", "StepResult",
-    "auto_lambda", "damped_pinv", "step",
+    "CONVERGED", "DIVERGED", "EQUAL", "GREATER_EQUAL", "LESS_EQUAL", "Level", "MAX_ITERATIONS",
+    "MAX_TIME", "PDLSOptions", "PDLSProblem", "PDLSResult", "STALLED", "STATUSES", "StepResult",
+    "auto_lambda", "damped_pinv", "solve", "step",
 ]

@@ -1,0 +1,62 @@
+"""Step length α along Δθ (the line-search strategies of the hierarchical solver, ``seeds/002``).
+
+* ``constant``: α = ``step_size`` every iteration.
+* ``fixed_sequence``: α starts at ``line_search_alpha_min`` and follows
+  α ← α_max − K (α_max − α), rising towards ``line_search_alpha_max``.
+* ``error_norm``: α = 1 − (1 − α_min) tanh(‖e‖ / ``line_search_error_scale``): cautious far
+  from the solution, a full step close to it (where Newton converges quadratically).
+* ``backtracking``: α = ``step_size``, then multiplied by ``line_search_shrink`` until the merit
+  (sum of squared residual norms of the counted levels) satisfies
+  merit(α) <= (1 − c α) merit(0) with c = ``line_search_armijo``, or α reaches α_min.
+"""
+from __future__ import annotations
+
+import math
+from typing import Callable, Tuple
+
+import numpy as np
+from numpy.typing import NDArray
+
+from pdls_ik.pdls.options import PDLSOptions
+
+
+class LineSearch:
+    """Stateful step-length rule of one solve."""
+
+    def __init__(self, options: PDLSOptions):
+        self.options = options
+        self.kind = options.line_search
+        self.alpha = options.line_search_alpha_min
+
+    def search(self, theta: NDArray[np.float64], theta_diff: NDArray[np.float64], merit0: float,
+               evaluate: Callable[[NDArray[np.float64]], Tuple[NDArray, object, float]]):
+        """Choose α and the next θ.
+
+        Args:
+            merit0: merit (sum of squared counted residual norms) at θ.
+            evaluate: ``evaluate(theta_candidate) -> (theta_next, evaluation, merit)``; called
+                only by backtracking, whose last evaluation is handed back for reuse.
+
+        Returns:
+            ``(alpha, theta_next, evaluation)`` where ``evaluation`` is None unless the
+            candidate was already evaluated.
+        """
+        o = self.options
+        if self.kind == "backtracking":
+            alpha = o.step_size
+            while True:
+                theta_next, evaluation, merit = evaluate(theta + alpha * theta_diff)
+                if merit <= (1.0 - o.line_search_armijo * alpha) * merit0 \
+                        or alpha * o.line_search_shrink < o.line_search_alpha_min:
+                    return alpha, theta_next, evaluation
+                alpha *= o.line_search_shrink
+        if self.kind == "fixed_sequence":
+            alpha = self.alpha
+            amax = o.line_search_alpha_max
+            self.alpha = amax - o.line_search_k * (amax - alpha)
+        elif self.kind == "error_norm":
+            amin = o.line_search_alpha_min
+            alpha = 1.0 - (1.0 - amin) * math.tanh(math.sqrt(merit0) / o.line_search_error_scale)
+        else:
+            alpha = o.step_size
+        return alpha, theta + alpha * theta_diff, None

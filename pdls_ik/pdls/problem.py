@@ -1,0 +1,34 @@
+"""The problem interface of :func:`pdls_ik.pdls.solve` (the seed's ``updateProblem`` split)."""
+from __future__ import annotations
+
+from typing import List, Optional
+
+import numpy as np
+from numpy.typing import NDArray
+
+from pdls_ik.pdls.levels import LevelLike
+
+
+class PDLSProblem:
+    """Base class of a PDLS problem: override :meth:`levels`, optionally the other hooks.
+
+    :func:`pdls_ik.pdls.solve` also accepts a plain callable ``problem(theta) -> levels`` or any
+    object with these methods (duck typing); missing hooks take the defaults below.
+    """
+
+    def levels(self, theta: NDArray[np.float64]) -> List[LevelLike]:
+        """Priority levels at θ (n,), highest first: :class:`Level` or ``(e_k, J_k)`` pairs."""
+        raise NotImplementedError
+
+    def posture_variation(self, theta: NDArray[np.float64]) -> Optional[NDArray[np.float64]]:
+        """Desired variation (n,) applied as the lowest priority, or None for none."""
+        return None
+
+    def converged(self, theta: NDArray[np.float64], levels: List[LevelLike]) -> Optional[bool]:
+        """Custom convergence test on the levels just returned, or None for the default one
+        (each counted level's residual norm within its tolerance)."""
+        return None
+
+    def normalize(self, theta: NDArray[np.float64]) -> NDArray[np.float64]:
+        """θ after an update, e.g. with continuous joint angles wrapped to (−π, π]."""
+        return theta

@@ -1,0 +1,78 @@
+"""Solve statuses and the result of :func:`pdls_ik.pdls.solve`."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional
+
+import numpy as np
+from numpy.typing import NDArray
+
+CONVERGED = "converged"          # every counted level within its tolerance (or custom test true)
+STALLED = "stalled"              # an applied ‖Δθ‖ fell below theta_diff_tol, unconverged
+MAX_ITERATIONS = "max_iterations"
+MAX_TIME = "max_time"
+DIVERGED = "diverged"            # a level above min_divergable_level grew (abort_on_divergence)
+STATUSES = (CONVERGED, STALLED, MAX_ITERATIONS, MAX_TIME, DIVERGED)
+
+
+@dataclass
+class PDLSResult:
+    """What :func:`pdls_ik.pdls.solve` achieved, and how.
+
+    Attributes:
+        theta: (n,) final variables (within limits). On an aborted divergence with
+            ``revert_on_divergence`` it is the θ before the diverging step.
+        status: one of :data:`STATUSES`.
+        iterations: number of steps applied (reverted steps included).
+        residual_norms, initial_residual_norms: per level, ‖e_k‖ of the active rows at
+            ``theta`` and at the (repaired) start.
+        tolerances: per level, the tolerance used; converged_levels: per level, norm <= tolerance.
+        lambdas, ranks, min_singular_values, clamped, limiting_variation: metrics of the last
+            computed step (see :class:`pdls_ik.pdls.StepResult`); empty when no step was taken.
+        best_theta, best_residual_norms, best_iteration: the iterate with the lexicographically
+            smallest residual norms (levels in priority order, each floored at its tolerance).
+        start_clamped: indices of variables of θ0 that were outside their limits and were
+            clamped onto them before the first iteration (a documented repair).
+        residual_max_mag: per-level residual clamp in force at the end (adaptive step size).
+        slowdowns, speedups, divergences, reverts, evaluations: event counters.
+        theta_diff_norms: per iteration, the applied ‖α·Δθ‖.
+        history: per-level residual norms at every evaluated iterate (the start first).
+        phase_times: seconds spent in "evaluate", "step", "line_search" and "total".
+    """
+
+    theta: NDArray[np.float64]
+    status: str
+    iterations: int
+    residual_norms: List[float]
+    initial_residual_norms: List[float]
+    tolerances: List[float]
+    converged_levels: List[bool]
+    lambdas: List[float] = field(default_factory=list)
+    ranks: List[int] = field(default_factory=list)
+    min_singular_values: List[float] = field(default_factory=list)
+    clamped: NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    limiting_variation: Optional[NDArray[np.float64]] = None
+    best_theta: Optional[NDArray[np.float64]] = None
+    best_residual_norms: List[float] = field(default_factory=list)
+    best_iteration: int = 0
+    start_clamped: NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    residual_max_mag: List[Optional[float]] = field(default_factory=list)
+    slowdowns: int = 0
+    speedups: int = 0
+    divergences: int = 0
+    reverts: int = 0
+    evaluations: int = 0
+    theta_diff_norms: List[float] = field(default_factory=list)
+    history: List[List[float]] = field(default_factory=list)
+    phase_times: Dict[str, float] = field(default_factory=dict)
+
+    @property
+    def converged(self) -> bool:
+        """True when ``status == "converged"``."""
+        return self.status == CONVERGED
+
+    def summary(self) -> str:
+        """One line: status, iterations and final residual norms per level."""
+        norms = ", ".join(f"{v:.3g}" for v in self.residual_norms)
+        return (f"{self.status} after {self.iterations} iterations; residual norms per level: "
+                f"[{norms}]")
