@@ -1,0 +1,73 @@
+"""The abstract task: residual rows e(q) and Jacobian rows J(q), with weight and priority.
+
+A task (an *effector* in Baerlocher & Boulic 2004) states what the solver should achieve as a
+residual ``e(q)`` (m,), the change of the task values we want, and its Jacobian ``J(q)`` (m, n),
+the derivative of the task values with respect to q, so that the solver seeks ``J Δq = e``.
+Rows are already multiplied by the task's weight (seed ``001``: soft-goal rows are multiplied by
+their weights). Tasks are grouped into strict priority levels by :mod:`pdls_ik.levels` from their
+:attr:`Task.kind` and :attr:`Task.priority`.
+"""
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+from typing import Tuple
+
+import numpy as np
+from numpy.typing import NDArray
+
+from pdls_ik.errors import InputError
+
+Array = NDArray[np.float64]
+
+#: kinds of task, in priority order (seed 001: locks above targets above posture)
+LOCK, TARGET, POSTURE = "lock", "target", "posture"
+KIND_ORDER = {LOCK: 0, TARGET: 1, POSTURE: 2}
+
+
+class Task(ABC):
+    """A residual and its Jacobian over the n joint variables of a linkage.
+
+    Attributes:
+        name: label used in levels, metrics and diagnostics.
+        kind: ``"lock"``, ``"target"`` or ``"posture"`` (decides the level group).
+        priority: integer priority among tasks of the same kind; smaller is higher (0 first).
+        weight: multiplies the residual and Jacobian rows [1 / task unit].
+        dim: number of rows m.
+    """
+
+    kind: str = TARGET
+
+    def __init__(self, name: str, weight: float = 1.0, priority: int = 0):
+        self.name = name
+        self.weight = check_weight(weight, f"task '{name}' weight")
+        if isinstance(priority, bool) or not isinstance(priority, (int, np.integer)):
+            raise InputError(f"task '{name}' priority: expected an integer, got {priority!r}")
+        self.priority = int(priority)
+
+    @property
+    @abstractmethod
+    def dim(self) -> int:
+        """Number of residual rows m."""
+
+    @abstractmethod
+    def compute(self, q: Array) -> Tuple[Array, Array]:
+        """Weighted residual e (m,) and Jacobian J (m, n) at configuration q (n,).
+
+        The returned arrays may be reused buffers: copy them to keep them past the next call.
+        """
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__name__}('{self.name}', kind={self.kind}, "
+                f"priority={self.priority}, weight={self.weight:g})")
+
+
+def check_weight(weight: float, label: str) -> float:
+    """A finite, strictly positive weight, or InputError naming ``label``."""
+    try:
+        w = float(weight)
+    except (TypeError, ValueError):
+        raise InputError(f"{label}: expected a number, got {weight!r}") from None
+    if not (math.isfinite(w) and w > 0.0):
+        raise InputError(f"{label}: {weight!r} must be finite and > 0")
+    return w

@@ -1,0 +1,64 @@
+"""Posture task: pull the joints toward preferred values, at the lowest priority.
+
+Residual and Jacobian (n rows):
+
+    e = w · (q* − q)        J = w · I        [rad or m]
+
+with the difference taken the short way round for continuous joints. The preferred values q*
+default to the middle of the joint limits (0 for unbounded joints). In a PDLS solve the posture is
+not a level but the *posture variation* ``w (q* − q)``, projected into the null space left by every
+level (Baerlocher & Boulic 2004, §3.3; seed 001: posture effectors rank below all targets), so it
+only moves redundant degrees of freedom.
+"""
+from __future__ import annotations
+
+from typing import Optional, Sequence, Tuple
+
+import numpy as np
+
+from pdls_ik.errors import InputError
+from pdls_ik.tasks.base import POSTURE, Array, Task
+from pdls_ik.trajectory import joint_delta
+
+
+def middle_of_limits(lower: Array, upper: Array) -> Array:
+    """(lower + upper) / 2 per joint, 0 where a limit is infinite (continuous joints)."""
+    lower, upper = np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
+    finite = np.isfinite(lower) & np.isfinite(upper)
+    return np.where(finite, 0.5 * (np.where(finite, lower, 0.0) + np.where(finite, upper, 0.0)),
+                    0.0)
+
+
+class PostureTask(Task):
+    """Preferred joint values q* (n,), weight w ∈ (0, ∞) (a gain per iteration when ≤ 1).
+
+    Args:
+        linkage: the robot model (``lower``, ``upper``, ``continuous``, ``n``).
+        preferred: q* (n,); default :func:`middle_of_limits`.
+        weight: w; the posture variation is ``w (q* − q)``.
+    """
+
+    kind = POSTURE
+
+    def __init__(self, linkage, preferred: Optional[Sequence[float]] = None,
+                 weight: float = 0.1, name: str = "posture"):
+        super().__init__(name, weight, priority=0)
+        self.n = linkage.n
+        self.continuous = np.asarray(linkage.continuous, dtype=bool)
+        if preferred is None:
+            preferred = middle_of_limits(linkage.lower, linkage.upper)
+        self.preferred = np.asarray(preferred, dtype=float).reshape(-1)
+        if self.preferred.shape != (self.n,) or not np.all(np.isfinite(self.preferred)):
+            raise InputError(f"posture task '{name}': preferred needs {self.n} finite values")
+        self._J = self.weight * np.eye(self.n)
+
+    @property
+    def dim(self) -> int:
+        return self.n
+
+    def variation(self, q: Array) -> Array:
+        """Posture variation w (q* − q) (n,), the short way round for continuous joints."""
+        return self.weight * joint_delta(q, self.preferred, self.continuous)
+
+    def compute(self, q: Array) -> Tuple[Array, Array]:
+        return self.variation(q), self._J

@@ -1,0 +1,133 @@
+"""Rotation logarithm, swing error about a free axis, and validated goal poses.
+
+:func:`rotation_log` is a closed-form SO(3) logarithm for the solver's inner loop (scipy's
+``Rotation`` costs tens of µs per call); it falls back on scipy near π where the closed form loses
+accuracy, and is tested against ``Rotation.from_matrix(R).as_rotvec()``. :func:`parse_pose` turns
+a user goal into a position and rotation matrix with scipy, checking every number.
+"""
+from __future__ import annotations
+
+import math
+from typing import List, Tuple
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy.spatial.transform import Rotation
+
+from pdls_ik.errors import InputError
+
+Array = NDArray[np.float64]
+
+#: quaternions whose norm differs from 1 by more than this are normalized with a note
+QUAT_NORM_NOTE_TOL = 1e-9
+#: a 4×4 pose whose rotation block is further than this from orthonormal is rejected
+ROTATION_ORTHO_TOL = 1e-3
+
+
+def rotation_log(R: Array) -> Array:
+    """Rotation vector r (3,) [rad] with ``exp([r]×) = R`` for a rotation matrix R (3, 3).
+
+    |r| ∈ [0, π]. Uses ``sin θ · axis = vee(R − Rᵀ) / 2`` and ``cos θ = (tr R − 1) / 2``;
+    near θ = π (where sin θ → 0 and the axis must come from the symmetric part) scipy is used.
+    """
+    s0 = 0.5 * (R[2, 1] - R[1, 2])
+    s1 = 0.5 * (R[0, 2] - R[2, 0])
+    s2 = 0.5 * (R[1, 0] - R[0, 1])
+    c = 0.5 * (R[0, 0] + R[1, 1] + R[2, 2] - 1.0)
+    s = math.sqrt(s0 * s0 + s1 * s1 + s2 * s2)
+    if c < 0.0 and s < 1e-3:
+        return Rotation.from_matrix(R).as_rotvec()
+    theta = math.atan2(s, c)
+    k = theta / s if s > 1e-12 else 1.0 + s * s / 6.0   # θ / sin θ → 1 as θ → 0
+    return np.array((k * s0, k * s1, k * s2))
+
+
+def swing_log(R_rel: Array, axis: int) -> Array:
+    """Rotation vector (3,) of the *swing* that turns unit axis ``axis`` onto ``R_rel[:, axis]``.
+
+    Decomposing R_rel = swing · twist with the twist about coordinate axis ``axis``, the swing is
+    the shortest rotation aligning that axis; its rotation vector is perpendicular to the axis
+    and its norm is the angle between the two axes [rad]. Used for a free rotation about a tool
+    axis: only the axis direction is controlled.
+    """
+    a = R_rel[:, axis]
+    e = np.zeros(3)
+    e[axis] = 1.0
+    cross = np.cross(e, a)
+    s = math.sqrt(float(cross @ cross))
+    angle = math.atan2(s, float(a[axis]))
+    if s < 1e-12:
+        if a[axis] > 0.0:
+            return np.zeros(3)
+        cross = np.zeros(3)            # opposite axes: any perpendicular axis, here the next one
+        cross[(axis + 1) % 3] = 1.0
+        s = 1.0
+    return cross * (angle / s)
+
+
+def _finite(values: Array, label: str, fields: str) -> None:
+    bad = np.flatnonzero(~np.isfinite(values))
+    if bad.size:
+        i = int(bad[0])
+        raise InputError(f"invalid goal: non-finite value in {label}.{fields[i]} ({values[i]})")
+
+
+def parse_pose(target) -> Tuple[Array, Array, List[str]]:
+    """Validate a goal pose; returns position (3,) [m], rotation matrix (3, 3) and notes.
+
+    Args:
+        target: a (4, 4) homogeneous transform, or a pair (position (3,), quaternion (4,) in
+            ROS order x, y, z, w).
+
+    Returns:
+        (p, R, notes): notes record repairs, e.g. a quaternion normalized from norm 0.99996.
+
+    Raises:
+        InputError: wrong shape, NaN/inf (naming the field), zero quaternion, a 4×4 whose last
+            row is not (0, 0, 0, 1) or whose rotation block is not a rotation.
+    """
+    notes: List[str] = []
+    if isinstance(target, (tuple, list)) and len(target) == 2:
+        try:
+            p = np.asarray(target[0], dtype=float).reshape(-1)
+            quat = np.asarray(target[1], dtype=float).reshape(-1)
+        except (TypeError, ValueError):
+            raise InputError("invalid goal: position and quaternion must be numbers") from None
+        if p.shape != (3,):
+            raise InputError(f"invalid goal: position needs 3 values (x, y, z), got {p.size}")
+        if quat.shape != (4,):
+            raise InputError("invalid goal: orientation needs 4 quaternion values "
+                             f"(x, y, z, w), got {quat.size}")
+        _finite(p, "position", "xyz")
+        _finite(quat, "orientation", "xyzw")
+        norm = float(np.linalg.norm(quat))
+        if norm < 1e-9:
+            raise InputError("invalid goal: orientation is a zero quaternion (norm 0), "
+                             "not a rotation")
+        if abs(norm - 1.0) > QUAT_NORM_NOTE_TOL:
+            notes.append(f"normalized goal quaternion (norm was {norm:.9g})")
+        return p, Rotation.from_quat(quat / norm).as_matrix(), notes
+    try:
+        T = np.asarray(target, dtype=float)
+    except (TypeError, ValueError):
+        raise InputError("invalid goal: expected a 4x4 pose or (position, quaternion)") \
+            from None
+    if T.shape != (4, 4):
+        raise InputError(f"invalid goal: expected a 4x4 pose or (position, quaternion), got "
+                         f"an array of shape {T.shape}")
+    bad = np.argwhere(~np.isfinite(T))
+    if bad.size:
+        r, c = (int(i) for i in bad[0])
+        raise InputError(f"invalid goal: non-finite value in pose[{r}][{c}] ({T[r, c]})")
+    if not np.allclose(T[3], (0.0, 0.0, 0.0, 1.0), atol=1e-9):
+        raise InputError(f"invalid goal: the last row of the pose is {T[3].tolist()}, "
+                         "not [0, 0, 0, 1]")
+    R = T[:3, :3]
+    ortho = float(np.max(np.abs(R.T @ R - np.eye(3))))
+    if ortho > ROTATION_ORTHO_TOL or np.linalg.det(R) <= 0.0:
+        raise InputError("invalid goal: the rotation block of the pose is not a rotation "
+                         f"(|RᵀR − I| = {ortho:.3g}, det = {np.linalg.det(R):.3g})")
+    if ortho > QUAT_NORM_NOTE_TOL:
+        notes.append(f"re-orthonormalized goal rotation (|RᵀR − I| was {ortho:.3g})")
+        R = Rotation.from_matrix(R).as_matrix()
+    return T[:3, 3].copy(), R.copy(), notes
