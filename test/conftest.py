@@ -66,11 +66,16 @@ class PinocchioBridge:
             self.idx_v[name] = self.model.idx_vs[jid]
 
     def q(self, q: np.ndarray) -> np.ndarray:
+        """Pinocchio configuration; continuous joints are (cos θ, sin θ) pairs there."""
         qp = self.pin.neutral(self.model)
-        for i, name in enumerate(self.robot.joint_names):
-            qp[self.idx_q[name]] = q[i]
-        for name, value in self.robot.mimic_values(q).items():
-            qp[self.idx_q[name]] = value
+        values = dict(zip(self.robot.joint_names, q))
+        values.update(self.robot.mimic_values(q))
+        for name, value in values.items():
+            jid = self.model.getJointId(name)
+            if self.model.nqs[jid] == 2:
+                qp[self.idx_q[name]:self.idx_q[name] + 2] = np.cos(value), np.sin(value)
+            else:
+                qp[self.idx_q[name]] = value
         return qp
 
     def pose(self, q: np.ndarray, link: str) -> np.ndarray:

@@ -3,15 +3,17 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import ROBOTS, numeric_jacobian, random_q
+from conftest import REPO, ROBOTS, numeric_jacobian, random_q
 
 from pdls_ik.model import load_urdf
 
 REAL = sorted(ROBOTS.glob("*.urdf")) if ROBOTS.exists() else []
+BUNDLED = sorted((REPO / "urdf").glob("*.urdf"))
 
 
-@pytest.fixture(params=REAL, ids=lambda p: p.stem)
+@pytest.fixture(params=REAL + BUNDLED, ids=lambda p: f"{p.parent.name}/{p.stem}")
 def real_robot(request, pinocchio_bridge):
+    """Every robot of ../shared/robots and urdf/, with its Pinocchio twin."""
     text = request.param.read_text()
     robot = load_urdf(text)
     return robot, pinocchio_bridge(text, robot)
@@ -21,6 +23,7 @@ def test_real_robots_present():
     if not ROBOTS.exists():
         pytest.skip(f"{ROBOTS} not found")
     assert {p.stem for p in REAL} >= {"panda", "ur5"}
+    assert {p.stem for p in BUNDLED} >= {"panda", "ur5", "bimanual"}
 
 
 def test_fk_every_link_matches_pinocchio(real_robot):

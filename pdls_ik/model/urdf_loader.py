@@ -71,15 +71,18 @@ def _inertial(link) -> Optional[Inertial]:
 
 
 def _topological_joints(robot, root: str) -> List:
+    """Joints in depth-first pre-order from the root, children in document order."""
     by_parent: Dict[str, List] = {}
     for joint in robot.joints:
         by_parent.setdefault(joint.parent, []).append(joint)
-    order, stack = [], [root]
+    order, stack = [], [iter(by_parent.get(root, []))]
     while stack:
-        link = stack.pop()
-        for joint in reversed(by_parent.get(link, [])):
-            order.append(joint)
-            stack.append(joint.child)
+        joint = next(stack[-1], None)
+        if joint is None:
+            stack.pop()
+            continue
+        order.append(joint)
+        stack.append(iter(by_parent.get(joint.child, [])))
     return order
 
 

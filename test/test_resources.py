@@ -1,0 +1,51 @@
+"""Locating bundled robots and config files."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from pdls_ik import resources
+from pdls_ik.model import load_urdf
+
+
+def test_bundled_robots_are_found_and_load():
+    for name, (filename, tip) in resources.BUNDLED_ROBOTS.items():
+        path = resources.bundled_urdf(name)
+        assert path.name == filename and path.is_file()
+        assert resources.bundled_urdf(filename) == path
+        assert tip in load_urdf(path).link_names
+
+
+def test_search_order_ends_with_prefix_user_and_checkout():
+    dirs = resources.share_dirs()
+    checkout = Path(resources.__file__).resolve().parents[1]
+    assert dirs[-1] == checkout
+    assert Path(sys.prefix) / "share" / "pdls_ik" in dirs
+    assert dirs.index(Path(sys.prefix) / "share" / "pdls_ik") < dirs.index(checkout)
+
+
+def test_earlier_share_dir_wins(tmp_path, monkeypatch):
+    (tmp_path / "urdf").mkdir()
+    (tmp_path / "urdf" / "ur5.urdf").write_text("<robot name='x'/>")
+    real = resources.share_dirs
+    monkeypatch.setattr(resources, "share_dirs", lambda: [tmp_path] + real())
+    assert resources.bundled_urdf("ur5") == tmp_path / "urdf" / "ur5.urdf"
+    assert resources.bundled_urdf("panda").parent != tmp_path / "urdf"
+
+
+def test_unknown_names_raise_file_not_found_listing_choices(tmp_path):
+    with pytest.raises(FileNotFoundError, match="panda, ur5, bimanual"):
+        resources.bundled_urdf("kuka")
+    with pytest.raises(FileNotFoundError, match="not found"):
+        resources.config_file("no_such_config.yaml")
+    with pytest.raises(FileNotFoundError, match="bundled robot"):
+        resources.urdf_path(tmp_path / "missing.urdf")
+
+
+def test_urdf_path_prefers_existing_file(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert resources.urdf_path("panda") == resources.bundled_urdf("panda")
+    (tmp_path / "panda").write_text("<robot/>")
+    assert resources.urdf_path("panda") == Path("panda")
