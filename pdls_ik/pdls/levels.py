@@ -68,10 +68,12 @@ class PreparedLevels:
     Attributes (lists indexed by level):
         residuals: active residual rows (m'_k,); jacobians: active Jacobian rows (m'_k, n);
         norms: norm of the active residual (the satisfied inequality rows count as zero);
-        tolerances: the level's own tolerance or None; names: the level's name or None.
+        tolerances: the level's own tolerance or None; names: the level's name or None;
+        inactive: None, or the satisfied inequality rows ``(e, J, comparison)`` that the step
+            activates when its predicted residual would violate them.
     """
 
-    __slots__ = ("residuals", "jacobians", "norms", "tolerances", "names")
+    __slots__ = ("residuals", "jacobians", "norms", "tolerances", "names", "inactive")
 
     def __init__(self, levels: Sequence[LevelLike], n: int, by_component: bool = False):
         if isinstance(levels, Level) or len(levels) == 0:
@@ -82,6 +84,7 @@ class PreparedLevels:
         self.norms: List[float] = []
         self.tolerances: List[Optional[float]] = []
         self.names: List[Optional[str]] = []
+        self.inactive: Optional[List[Optional[tuple]]] = None
         for k, lev in enumerate(levels):
             if isinstance(lev, Level):
                 e, J, comp, tol, name = (lev.residual, lev.jacobian, lev.comparison,
@@ -95,7 +98,11 @@ class PreparedLevels:
                 comp = tol = name = None
             e, J = _check_arrays(k, name, e, J, n)
             if comp is not None:
-                e, J = _active_rows(k, name, e, J, comp)
+                e, J, rest = _active_rows(k, name, e, J, comp)
+                if rest is not None:
+                    if self.inactive is None:
+                        self.inactive = [None] * len(levels)
+                    self.inactive[k] = rest
             if tol is not None and not (isinstance(tol, (int, float, np.floating, np.integer))
                                         and tol >= 0 and math.isfinite(tol)):
                 raise InputError(f"{_label(k, name)}: tolerance must be a finite number >= 0, "
@@ -151,8 +158,9 @@ def _active_rows(k, name, e, J, comp):
     active = (comp == EQUAL) | ((comp == LESS_EQUAL) & (e > 0)) | \
              ((comp == GREATER_EQUAL) & (e < 0))
     if active.all():
-        return e, J
-    return e[active], J[active]
+        return e, J, None
+    rest = ~active
+    return e[active], J[active], (e[rest], J[rest], comp[rest])
 
 
 def check_vector(name: str, v, n: int, *, allow_inf: bool = False) -> NDArray[np.float64]:

@@ -14,6 +14,10 @@ Limiting loop (Baerlocher & Boulic 2004, section 4): when θ + Δθ leaves [lowe
 variables, they are clamped at the limit they cross: their motion is fixed to reach it exactly,
 their columns leave P (so the other variables compensate that fixed motion through ê_k) and the
 priority loop runs again, until no new variable is clamped (at most n rounds).
+
+Inequality rows are handled the same way: a satisfied row that the step would violate joins its
+level with the request to land on its bound, and the passes repeat until nothing new is clamped
+or activated.
 """
 from __future__ import annotations
 
@@ -25,7 +29,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pdls_ik.errors import InputError
-from pdls_ik.pdls.levels import LevelLike, PreparedLevels, check_limits, check_vector
+from pdls_ik.pdls.levels import (GREATER_EQUAL, LESS_EQUAL, LevelLike, PreparedLevels,
+                                 check_limits, check_vector)
 from pdls_ik.pdls.options import PDLSOptions, level_value
 from pdls_ik.pdls.pinv import auto_lambda, thin_svd
 
@@ -136,28 +141,42 @@ def compute_step(prep: PreparedLevels, theta: NDArray[np.float64], lower, upper,
     fixed = None
     limiting_variation = np.zeros(n)
     active = free
+    jacobians = prep.jacobians
+    pending = None
+    if prep.inactive is not None:
+        jacobians = list(jacobians)
+        pending = [None if rest is None else np.ones(rest[0].size, dtype=bool)
+                   for rest in prep.inactive]
     rounds = 0
     while True:
         rounds += 1
         dtheta, lambdas, ranks, sigmas, autos = _priority_loop(
-            prep.jacobians, es, n, active, fixed, posture, lam_fixed, opts)
-        if lower is None:
+            jacobians, es, n, active, fixed, posture, lam_fixed, opts)
+        changed = False
+        if lower is not None:
+            new_theta = theta + dtheta
+            over = new_theta > upper
+            under = new_theta < lower
+            viol = over | under
+            if active is not None:
+                viol &= active
+            if viol.any():
+                limit = np.where(over, upper, lower)
+                if fixed is None:
+                    fixed = np.zeros(n)
+                fixed[viol] = limit[viol] - theta[viol]
+                limiting_variation[viol] = dtheta[viol] - fixed[viol]
+                clamped |= viol
+                active = ~clamped if free is None else (free & ~clamped)
+                changed = True
+        if pending is not None:
+            changed |= _activate_inequalities(prep.inactive, pending, es, jacobians, dtheta)
+        if not changed:
             break
-        new_theta = theta + dtheta
-        over = new_theta > upper
-        under = new_theta < lower
-        viol = over | under
-        if active is not None:
-            viol &= active
-        if not viol.any():
-            break
-        limit = np.where(over, upper, lower)
-        if fixed is None:
-            fixed = np.zeros(n)
-        fixed[viol] = limit[viol] - theta[viol]
-        limiting_variation[viol] = dtheta[viol] - fixed[viol]
-        clamped |= viol
-        active = ~clamped if free is None else (free & ~clamped)
+    if fixed is not None:  # exact motion of the clamped variables (the SVD leaves ~1e-17 there)
+        dtheta[clamped] = fixed[clamped]
+    if free is not None:
+        dtheta[~free] = 0.0
 
     if opts.clamp_theta_diff_by_component:
         mag = float(np.abs(dtheta).max()) if n else 0.0
@@ -228,13 +247,36 @@ def _priority_loop(jacobians, residuals, n, active, fixed, posture, lam_fixed, o
     return dtheta, lambdas, ranks, sigmas, autos
 
 
+def _activate_inequalities(inactive, pending, residuals, jacobians, dtheta) -> bool:
+    """Add to their level the satisfied inequality rows that Δθ would violate; True if any.
+
+    An added row asks for ``J_i Δθ = e_i``: its linearized residual lands on the bound.
+    """
+    changed = False
+    for k, rest in enumerate(inactive):
+        if rest is None or not pending[k].any():
+            continue
+        e_in, J_in, c_in = rest
+        predicted = e_in - J_in @ dtheta
+        hit = pending[k] & (((c_in == LESS_EQUAL) & (predicted > 0))
+                            | ((c_in == GREATER_EQUAL) & (predicted < 0)))
+        if hit.any():
+            residuals[k] = np.concatenate([residuals[k], e_in[hit]])
+            jacobians[k] = np.vstack([jacobians[k], J_in[hit]])
+            pending[k] &= ~hit
+            changed = True
+    return changed
+
+
 def _exactly_inside(theta, dtheta, lower, upper) -> None:
-    """Nudge Δθ by ulps where rounding put θ + Δθ a hair outside a limit θ started within."""
-    for _ in range(64):
+    """Fix Δθ where rounding put θ + Δθ a hair outside a limit that θ started within."""
+    for _ in range(8):
         t = theta + dtheta
         over = (t > upper) & (theta <= upper)
         under = (t < lower) & (theta >= lower)
         if not (over.any() or under.any()):
             return
-        dtheta[over] = np.nextafter(dtheta[over], -np.inf)
-        dtheta[under] = np.nextafter(dtheta[under], np.inf)
+        dtheta[over] = np.nextafter(upper[over] - theta[over], -np.inf)
+        dtheta[under] = np.nextafter(lower[under] - theta[under], np.inf)
+        upper, lower = np.where(over, np.nextafter(upper, -np.inf), upper), \
+            np.where(under, np.nextafter(lower, np.inf), lower)
