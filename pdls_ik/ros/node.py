@@ -1,0 +1,233 @@
+"""``pdls_ik_node``: goal poses and joint states in; joint trajectories, solutions and
+diagnostics out; the ``~/compute_ik`` service beside them.
+
+Callback groups: subscriptions, parameters and the diagnostics timer share the node's default
+group (short callbacks that only store); the tracking timer and the service each have their own
+group, so under a :class:`MultiThreadedExecutor` a solve never delays diagnostics or the service,
+and no bad message stops the node: every failure becomes an ERROR status on /diagnostics.
+"""
+from __future__ import annotations
+
+import sys
+from typing import Optional
+
+import rclpy
+from diagnostic_msgs.msg import DiagnosticArray
+from geometry_msgs.msg import PoseStamped
+from rcl_interfaces.msg import SetParametersResult
+from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
+from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
+from rclpy.logging import get_logger
+from rclpy.node import Node
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from sensor_msgs.msg import JointState
+from std_msgs.msg import String
+from trajectory_msgs.msg import JointTrajectory
+
+from pdls_ik.errors import PDLSIKError
+from pdls_ik.msgs import (diagnostic_array, joint_state, joint_trajectory, pose_from_msg,
+                          rclpy_types)
+from pdls_ik.msgs.moveit import ErrorCode, IKServiceReply, RequestError, ik_request_from_msg
+from pdls_ik.msgs.moveit import ik_response
+from pdls_ik.ros.parameters import changes_of, declare_all
+from pdls_ik.ros_logic.board import Board
+from pdls_ik.ros_logic.ik_service import IKService
+from pdls_ik.ros_logic.parameters import apply_changes, config_from_values, read_only_names
+from pdls_ik.ros_logic.robot import build_robot
+from pdls_ik.ros_logic.tracker import Tracker
+
+NODE_NAME = "pdls_ik_node"
+
+
+class PDLSIKNode(Node):
+    """The IK node; construction raises :class:`~pdls_ik.errors.PDLSIKError` on a bad start-up
+    configuration (the caller logs it in one line and exits non-zero)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(NODE_NAME, **kwargs)
+        self.types = rclpy_types()
+        values = declare_all(self)
+        self.config = config_from_values(values)
+        self.mode = values["mode"]
+        self.board = Board(self.get_name())
+        self.tracker: Optional[Tracker] = None
+        self.service = None
+        self._solve_group = MutuallyExclusiveCallbackGroup()
+        self._service_group = MutuallyExclusiveCallbackGroup()
+
+        self.pub_trajectory = self.create_publisher(JointTrajectory, "joint_trajectory", 10)
+        self.pub_solution = self.create_publisher(JointState, "~/solution", 10)
+        self.pub_diagnostics = self.create_publisher(DiagnosticArray, "/diagnostics", 10)
+        self.pub_echo = (self.create_publisher(JointState, "joint_states", 10)
+                         if values["echo_joint_states"] else None)
+
+        if values["robot_description"]:
+            self._set_robot(build_robot(values["robot_description"], self.config), "parameter")
+        else:
+            self.board.warn("robot_description", "waiting for the robot_description topic")
+            latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
+                                 reliability=ReliabilityPolicy.RELIABLE)
+            self.create_subscription(String, "robot_description", self._on_description, latched)
+        self.create_subscription(PoseStamped, "goal_pose", self._on_goal, 10)
+        self.create_subscription(JointState, "joint_states", self._on_joint_states, 10)
+        self._create_service()
+        self._tracking_timer = self._make_tracking_timer()
+        self.create_timer(values["diagnostics_period"], self.publish_diagnostics)
+        self.add_on_set_parameters_callback(self._on_set_parameters)
+        self.get_logger().info(f"{NODE_NAME} ready ({self.mode}, tip '{self.config.tip_link}')")
+
+    # ------------------------------------------------------------------ model
+    def _set_robot(self, robot, origin: str) -> None:
+        if self.tracker is None:
+            self.tracker = Tracker(robot, self.mode)
+            self.service = IKService(robot)
+        else:
+            self.tracker.set_robot(robot)
+            self.service.set_robot(robot)
+        self.config = robot.config
+        self.board.ok("robot_description", f"robot '{robot.linkage.name}' from the {origin}: "
+                      f"{robot.linkage.n} joints, base '{robot.base_link}', tip "
+                      f"'{robot.tip_link}'")
+
+    def _on_description(self, msg: String) -> None:
+        try:
+            self._set_robot(build_robot(msg.data, self.config), "robot_description topic")
+        except PDLSIKError as exc:
+            kept = " (previous model kept)" if self.tracker else ""
+            self._report("robot_description", f"robot_description rejected{kept}: {exc}")
+        self.publish_diagnostics()
+
+    # ------------------------------------------------------------ subscribers
+    def _report(self, source: str, message: str) -> None:
+        """ERROR on diagnostics (published at once when new) and in the log."""
+        if self.board.error(source, message):
+            self.get_logger().error(message)
+            self.publish_diagnostics()
+
+    def _on_goal(self, msg: PoseStamped) -> None:
+        if self.tracker is None:
+            self._report("goal_pose", "goal dropped: no robot model yet")
+            return
+        try:
+            self.tracker.offer_goal(pose_from_msg(msg, "goal_pose"))
+        except PDLSIKError as exc:
+            self._report("goal_pose", f"goal dropped: {exc}")
+            return
+        self.board.ok("goal_pose", "goal accepted", frame_id=msg.header.frame_id or "(base)")
+
+    def _on_joint_states(self, msg: JointState) -> None:
+        if self.tracker is None:
+            return
+        try:
+            match = self.tracker.offer_joint_state(msg)
+        except PDLSIKError as exc:
+            self._report("joint_states", f"joint_states ignored: {exc}")
+            return
+        if match.missing:
+            self.board.warn("joint_states", f"joints missing: {', '.join(match.missing)}")
+        else:
+            self.board.ok("joint_states", "all joints received")
+
+    # ---------------------------------------------------------------- solving
+    def _make_tracking_timer(self):
+        return self.create_timer(1.0 / self.config.tracking_rate, self._on_tracking_timer,
+                                 callback_group=self._solve_group)
+
+    def _on_tracking_timer(self) -> None:
+        tracker = self.tracker
+        if tracker is None or not tracker.has_goal:
+            return
+        try:
+            out = tracker.cycle(1.0 / self.config.tracking_rate)
+        except Exception as exc:  # noqa: BLE001 - the node must survive any solver failure
+            self._report("solver", f"solve failed: {type(exc).__name__}: {exc}")
+            return
+        if out is None:
+            return
+        now = self.get_clock().now().to_msg()
+        names = tracker.robot.joint_names
+        self.pub_trajectory.publish(joint_trajectory(self.types, out.trajectory))  # stamp 0
+        solution = joint_state(self.types, names, out.result.q, stamp=now)
+        self.pub_solution.publish(solution)
+        if self.pub_echo is not None:
+            self.pub_echo.publish(solution)
+        self.board.put("solver", out.status)
+        self.publish_diagnostics()
+
+    def _create_service(self) -> None:
+        try:
+            from moveit_msgs.srv import GetPositionIK
+        except ImportError:
+            self.board.warn("compute_ik", "moveit_msgs not installed: ~/compute_ik not offered")
+            return
+        self.create_service(GetPositionIK, "~/compute_ik", self._on_compute_ik,
+                            callback_group=self._service_group)
+        self.board.ok("compute_ik", "~/compute_ik ready")
+
+    def _on_compute_ik(self, request, response):
+        if self.service is None:
+            reply = IKServiceReply(ErrorCode.FAILURE, "no robot model yet")
+        else:
+            try:
+                reply = self.service.compute(ik_request_from_msg(request),
+                                             self.tracker.current_q)
+            except RequestError as exc:
+                reply = IKServiceReply(exc.code, str(exc))
+        self.get_logger().info(f"compute_ik: {reply.code.name}: {reply.message}")
+        return ik_response(self.types, reply, stamp=self.get_clock().now().to_msg())
+
+    # ------------------------------------------------------------- parameters
+    def _on_set_parameters(self, parameters) -> SetParametersResult:
+        changes = changes_of(parameters)
+        frozen = sorted(set(changes) & set(read_only_names()))
+        if frozen:
+            return SetParametersResult(successful=False,
+                                       reason=f"read-only at runtime: {', '.join(frozen)}")
+        config, reason = apply_changes(self.config, changes)
+        if config is None:
+            return SetParametersResult(successful=False, reason=reason)
+        description = changes.get("robot_description")
+        try:
+            if self.tracker is not None or description:
+                source = description or self.tracker.robot.description
+                self._set_robot(build_robot(source, config), "parameters")
+        except PDLSIKError as exc:
+            return SetParametersResult(successful=False, reason=str(exc))
+        rate_changed = config.tracking_rate != self.config.tracking_rate
+        self.config = config
+        if rate_changed:
+            self.destroy_timer(self._tracking_timer)
+            self._tracking_timer = self._make_tracking_timer()
+        return SetParametersResult(successful=True)
+
+    # ------------------------------------------------------------ diagnostics
+    def publish_diagnostics(self) -> None:
+        """Publishes every current status on /diagnostics."""
+        stamp = self.get_clock().now().to_msg()
+        self.pub_diagnostics.publish(diagnostic_array(self.types, self.board.statuses(), stamp))
+
+
+def main(args=None) -> int:
+    """Entry point: 0 on a clean shutdown, 1 on a bad start-up configuration."""
+    rclpy.init(args=args)
+    try:
+        node = PDLSIKNode()
+    except PDLSIKError as exc:
+        get_logger(NODE_NAME).fatal(f"cannot start: {exc}")
+        rclpy.try_shutdown()
+        return 1
+    executor = MultiThreadedExecutor(num_threads=3)
+    executor.add_node(node)
+    try:
+        executor.spin()
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    finally:
+        executor.shutdown()
+        node.destroy_node()
+        rclpy.try_shutdown()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

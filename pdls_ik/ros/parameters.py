@@ -1,0 +1,73 @@
+"""Declares the node's parameters with descriptors from :func:`pdls_ik.ros_logic.parameters.
+declarations` and reads them back (rclpy glue only)."""
+from __future__ import annotations
+
+from typing import Any, Dict
+
+from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor
+from rclpy.exceptions import (InvalidParameterTypeException, InvalidParameterValueException,
+                              ParameterUninitializedException)
+from rclpy.parameter import Parameter
+
+from pdls_ik.errors import ConfigError
+from pdls_ik.ros_logic.parameters import Declaration, declarations
+
+_TYPES = {"bool": Parameter.Type.BOOL, "integer": Parameter.Type.INTEGER,
+          "double": Parameter.Type.DOUBLE, "string": Parameter.Type.STRING,
+          "string_array": Parameter.Type.STRING_ARRAY,
+          "double_array": Parameter.Type.DOUBLE_ARRAY}
+
+
+def descriptor(decl: Declaration) -> ParameterDescriptor:
+    """rcl_interfaces/ParameterDescriptor of one declaration (type, description, range)."""
+    desc = ParameterDescriptor(name=decl.name, type=_TYPES[decl.ros_type].value,
+                               description=decl.description, read_only=decl.read_only)
+    if decl.minimum is not None and decl.maximum is not None:
+        if decl.ros_type == "integer":
+            desc.integer_range = [IntegerRange(from_value=int(decl.minimum),
+                                               to_value=int(decl.maximum), step=0)]
+        elif decl.ros_type == "double":
+            desc.floating_point_range = [FloatingPointRange(from_value=float(decl.minimum),
+                                                            to_value=float(decl.maximum),
+                                                            step=0.0)]
+    return desc
+
+
+def declare_all(node) -> Dict[str, Any]:
+    """Declares every parameter on ``node``; returns name -> value (None when unset).
+
+    Raises:
+        ConfigError: a value given at start-up (parameter file, command line) has the wrong type
+            or is out of range, naming the parameter.
+    """
+    values: Dict[str, Any] = {}
+    for decl in declarations():
+        default = _TYPES[decl.ros_type] if decl.default is None else decl.default
+        try:
+            node.declare_parameter(decl.name, default, descriptor(decl))
+        except InvalidParameterTypeException as exc:
+            raise ConfigError(f"parameter '{decl.name}': {exc}") from None
+        except InvalidParameterValueException as exc:
+            raise ConfigError(f"parameter '{decl.name}': {exc}") from None
+        values[decl.name] = read(node, decl.name)
+    return values
+
+
+def read(node, name: str) -> Any:
+    """Value of parameter ``name``, None when declared typed but unset."""
+    try:
+        return node.get_parameter(name).value
+    except ParameterUninitializedException:
+        return None
+
+
+def changes_of(parameters) -> Dict[str, Any]:
+    """name -> value of a list of rclpy Parameters (arrays as lists)."""
+    out = {}
+    for p in parameters:
+        value = p.value
+        if p.type_ in (Parameter.Type.STRING_ARRAY, Parameter.Type.DOUBLE_ARRAY):
+            value = list(value)
+        out[p.name] = value
+    return out
+

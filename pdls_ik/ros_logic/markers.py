@@ -1,0 +1,47 @@
+"""Interactive-marker helpers without ROS: goal rate limiting and the marker's start pose."""
+from __future__ import annotations
+
+import threading
+from typing import Optional
+
+import numpy as np
+from numpy.typing import NDArray
+
+
+class RateLimiter:
+    """Lets an event through at most once per ``period`` seconds; the last held-back event can
+    be flushed (so the final pose of a drag is never lost).
+
+    Times are caller-supplied seconds (monotonic), so that tests need no clock.
+    """
+
+    def __init__(self, period: float):
+        if not period >= 0.0:
+            raise ValueError(f"period: must be >= 0 s, got {period}")
+        self.period = float(period)
+        self._lock = threading.Lock()
+        self._last: Optional[float] = None
+        self._pending = None
+
+    def offer(self, now: float, item) -> Optional[object]:
+        """Returns ``item`` when it may go now, else keeps it as pending and returns None."""
+        with self._lock:
+            if self._last is None or now - self._last >= self.period:
+                self._last, self._pending = now, None
+                return item
+            self._pending = item
+            return None
+
+    def flush(self, now: float) -> Optional[object]:
+        """Returns the pending item (if any and its slot has come), clearing it."""
+        with self._lock:
+            if self._pending is None or (self._last is not None
+                                         and now - self._last < self.period):
+                return None
+            item, self._pending, self._last = self._pending, None, now
+            return item
+
+
+def tip_pose(robot, q: NDArray[np.float64]) -> NDArray[np.float64]:
+    """(4, 4) pose of the robot's tip link in its base link at joint positions ``q`` (n,)."""
+    return robot.linkage.forward_kinematics(q, robot.tip_link, robot.base_link)

@@ -1,0 +1,141 @@
+"""Node parameters from the :data:`pdls_ik.config.PARAMETERS` table (no second list).
+
+:func:`declarations` gives what the node declares: every IKConfig field with its type,
+default, description and range, the MoveIt kinematics.yaml aliases (typed, without default:
+they count only when given), and the node's own parameters (:data:`NODE_PARAMETERS`).
+:func:`config_from_values` and :func:`apply_changes` turn parameter values into a validated
+:class:`~pdls_ik.config.IKConfig`, or a reason to refuse them; nothing is half-applied.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Dict, List, Mapping, Optional, Tuple
+
+from pdls_ik.config import MOVEIT_ALIASES, PARAMETERS, IKConfig
+from pdls_ik.errors import ConfigError
+
+#: ParameterSpec.type -> ROS parameter type name (rcl_interfaces/ParameterType without prefix)
+ROS_TYPES = {bool: "bool", int: "integer", float: "double", str: "string",
+             "str[]": "string_array", "float[]": "double_array"}
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """One parameter to declare.
+
+    Attributes:
+        name: parameter name.
+        ros_type: "bool", "integer", "double", "string", "string_array" or "double_array".
+        default: default value, None to declare it typed but unset.
+        description: shown by ``ros2 param describe``.
+        minimum, maximum: numeric range (closed; open ends are enforced by IKConfig), or None.
+        read_only: cannot change at runtime.
+    """
+
+    name: str
+    ros_type: str
+    default: Any
+    description: str
+    minimum: Optional[float] = None
+    maximum: Optional[float] = None
+    read_only: bool = False
+
+
+#: parameters of the node itself (not solver settings)
+NODE_PARAMETERS = (
+    Declaration("robot_description", "string", "",
+                "URDF XML of the robot; empty: read the /robot_description topic "
+                "(transient local, as robot_state_publisher publishes it)."),
+    Declaration("mode", "string", "tracking",
+                "'tracking': each goal followed warm-started with bounded cycles (default); "
+                "'one_shot': each goal solved once with restarts.", read_only=True),
+    Declaration("echo_joint_states", "bool", False,
+                "Loop-back without hardware: publish each solution on joint_states.",
+                read_only=True),
+    Declaration("diagnostics_period", "double", 1.0,
+                "Period of the diagnostics publication [s] (also published after every solve).",
+                0.01, 1.0, read_only=True),
+)
+
+
+def _empty(value: Any) -> bool:
+    return isinstance(value, list) and not value
+
+
+def declarations() -> List[Declaration]:
+    """Every parameter the node declares, solver settings first."""
+    out = []
+    for spec in PARAMETERS.values():
+        default = None if _empty(spec.default) else spec.default
+        numeric = spec.type in (int, float)
+        out.append(Declaration(spec.name, ROS_TYPES[spec.type], default, spec.description,
+                               spec.minimum if numeric else None,
+                               spec.maximum if numeric else None))
+    for alias, target in MOVEIT_ALIASES.items():
+        spec = PARAMETERS[target]
+        out.append(Declaration(alias, ROS_TYPES[spec.type], None,
+                               f"MoveIt kinematics.yaml alias of '{target}'. {spec.description}",
+                               None, None))
+    out.extend(NODE_PARAMETERS)
+    return out
+
+
+def _normalize(name: str, value: Any) -> Any:
+    """ROS values -> IKConfig values: arrays to lists; [""] (an empty list in a YAML file that
+    must name its type) to []."""
+    if isinstance(value, (list, tuple)) or type(value).__name__ == "array":
+        value = list(value)
+        if name in ("locked_joints",) and value == [""]:
+            return []
+    return value
+
+
+def config_from_values(values: Mapping[str, Any]) -> IKConfig:
+    """IKConfig from declared parameter values (None: unset alias or empty list).
+
+    An alias counts when set; its target keeps its own value only if that differs from the
+    default (then both must agree).
+
+    Raises:
+        ConfigError: invalid value or conflicting alias (naming the parameter).
+    """
+    data: Dict[str, Any] = {}
+    for name, spec in PARAMETERS.items():
+        value = values.get(name)
+        data[name] = spec.default if value is None else _normalize(name, value)
+    if data["locked_joints"] == [] and data["locked_positions"] == [0.0]:
+        data["locked_positions"] = []  # the YAML placeholder of "no locked joint"
+    for alias, target in MOVEIT_ALIASES.items():
+        value = values.get(alias)
+        if value is None:
+            continue
+        if data[target] == PARAMETERS[target].default:
+            del data[target]
+        data[alias] = _normalize(alias, value)
+    return IKConfig.from_dict(data)
+
+
+def apply_changes(config: IKConfig, changes: Mapping[str, Any]
+                  ) -> Tuple[Optional[IKConfig], str]:
+    """Validates a set of parameter changes against ``config``, all or nothing.
+
+    Returns:
+        (new config, "") when valid; (None, reason naming the parameter) otherwise. Changes of
+        parameters that are not solver settings are ignored here.
+    """
+    solver_changes = {}
+    for name, value in changes.items():
+        target = MOVEIT_ALIASES.get(name, name)
+        if target in PARAMETERS:
+            solver_changes[target] = _normalize(target, value)
+    if solver_changes.get("locked_joints") == [] and "locked_positions" not in solver_changes:
+        solver_changes["locked_positions"] = []
+    try:
+        return config.replace(**solver_changes), ""
+    except ConfigError as exc:
+        return None, str(exc)
+
+
+def read_only_names() -> List[str]:
+    """Names of the parameters that cannot change at runtime."""
+    return [d.name for d in declarations() if d.read_only]

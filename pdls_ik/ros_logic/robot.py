@@ -1,0 +1,70 @@
+"""A robot ready to solve: linkage, base and tip links, config, and solver factory.
+
+Built in one step from a robot description and an :class:`~pdls_ik.config.IKConfig`; the node
+swaps a whole :class:`Robot` when the description or a parameter changes, so that a failing
+change leaves the previous robot in service (never half-applied).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+from numpy.typing import NDArray
+
+from pdls_ik.config import IKConfig
+from pdls_ik.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class Robot:
+    """Linkage + config; ``base_link`` and ``tip_link`` resolved and checked against the model."""
+
+    linkage: object
+    config: IKConfig
+    base_link: str
+    tip_link: str
+    description: str
+
+    @property
+    def joint_names(self):
+        """Model joint order (the order of q)."""
+        return list(self.linkage.joint_names)
+
+    def solver(self, tip_link: Optional[str] = None):
+        """A new :class:`pdls_ik.ik.IKSolver` for ``tip_link`` (default: the configured tip).
+
+        One solver per thread: the tracking loop and the service each hold their own.
+
+        Raises:
+            LinkError: unknown tip link.
+        """
+        from pdls_ik.ik import IKSolver
+        return IKSolver(self.linkage, tip_link or self.tip_link, self.base_link,
+                        config=self.config)
+
+    def default_q(self) -> NDArray[np.float64]:
+        """(n,) middle of the joint limits (0 for continuous joints): the seed without state."""
+        lower, upper = np.asarray(self.linkage.lower), np.asarray(self.linkage.upper)
+        finite = np.isfinite(lower) & np.isfinite(upper)
+        q = np.zeros(len(lower))
+        q[finite] = 0.5 * (lower[finite] + upper[finite])
+        return q
+
+
+def build_robot(description: str, config: IKConfig) -> Robot:
+    """Loads ``description`` (URDF XML text, or a path) and checks the config's links against it.
+
+    Raises:
+        URDFError: the description does not load.  LinkError: unknown base or tip link.
+        ConfigError: ``tip_link`` is empty.
+    """
+    from pdls_ik.model import load_urdf
+
+    if not config.tip_link:
+        raise ConfigError("parameter 'tip_link': required (the link whose pose is controlled)")
+    linkage = load_urdf(description)
+    base = config.base_link or linkage.root_link
+    linkage.link_index(base)
+    linkage.link_index(config.tip_link)
+    return Robot(linkage, config, base, config.tip_link, description)

@@ -1,0 +1,160 @@
+"""The tracking loop without ROS: latest goal and joint state in, one bounded solve per cycle.
+
+Subscriptions only store (:meth:`Tracker.offer_goal`, :meth:`Tracker.offer_joint_state`): a
+goal replaces any goal not yet reached, so a flood of goals never queues up (the newest wins).
+The node's timer calls :meth:`Tracker.cycle` at ``tracking_rate`` in its own callback group.
+
+A cycle (tracking mode) warm-starts :meth:`IKSolver.track` from the current joint positions — the
+latest joint_states, else the last solution, else the middle of the limits — and plans a
+trajectory from there to the cycle's solution. The goal stays active over the next cycles until
+it is reached (success) or the solver stops moving (stalled: unreachable goal), so that a far goal
+is approached over several velocity-bounded cycles. In one-shot mode a goal gets one
+:meth:`IKSolver.solve` with restarts instead.
+"""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+from numpy.typing import NDArray
+
+from pdls_ik.diagnostics import DiagnosticStatus, status_from_result
+from pdls_ik.msgs.geometry import ParsedPose
+from pdls_ik.msgs.joint_state import JointMatch, joint_state_to_q
+from pdls_ik.ros_logic.frames import goal_in_base
+from pdls_ik.ros_logic.robot import Robot
+from pdls_ik.trajectory import Trajectory, plan_to
+
+#: joint motion [rad or m] below which a failed cycle counts as stalled
+STALL_STEP = 1e-9
+MODES = ("tracking", "one_shot")
+
+
+@dataclass(frozen=True)
+class CycleOutput:
+    """What one cycle publishes.
+
+    Attributes:
+        q_from: (n,) joint positions the cycle started from.
+        result: the :class:`pdls_ik.ik.IKResult`.
+        trajectory: from ``q_from`` to ``result.q``.
+        status: diagnostic status of the solve.
+        goal_done: the goal is finished (reached or stalled); no further cycles for it.
+    """
+
+    q_from: NDArray[np.float64]
+    result: object
+    trajectory: Trajectory
+    status: DiagnosticStatus
+    goal_done: bool
+
+
+class Tracker:
+    """Latest goal and joint state of one robot, and the solve cycle (thread-safe)."""
+
+    def __init__(self, robot: Robot, mode: str = "tracking"):
+        if mode not in MODES:
+            raise ValueError(f"mode: expected one of {MODES}, got {mode!r}")
+        self.mode = mode
+        self._lock = threading.Lock()
+        self._robot = robot
+        self._solver = robot.solver()
+        self._goal: Optional[NDArray[np.float64]] = None
+        self._goal_seq = 0
+        self._q_measured: Optional[NDArray[np.float64]] = None
+        self._q_solution: Optional[NDArray[np.float64]] = None
+
+    @property
+    def robot(self) -> Robot:
+        """The robot in service."""
+        return self._robot
+
+    def set_robot(self, robot: Robot) -> None:
+        """Swaps in a new robot (description or parameters changed); state of joints reset.
+
+        The solver is built first, so a failure leaves the previous robot in service.
+        """
+        solver = robot.solver()
+        with self._lock:
+            same_joints = robot.joint_names == self._robot.joint_names
+            self._robot, self._solver = robot, solver
+            if not same_joints:
+                self._goal = self._q_measured = self._q_solution = None
+
+    def current_q(self) -> NDArray[np.float64]:
+        """(n,) best known joint positions: joint_states, else last solution, else mid-limits."""
+        with self._lock:
+            return self._current_q_locked()
+
+    def _current_q_locked(self) -> NDArray[np.float64]:
+        for q in (self._q_measured, self._q_solution):
+            if q is not None:
+                return q.copy()
+        return self._robot.default_q()
+
+    def offer_joint_state(self, msg) -> JointMatch:
+        """Stores the joint positions of a JointState message (matched by name).
+
+        Joints missing from the message keep their last known value (see ``missing``).
+
+        Raises:
+            InputError: empty message, mismatched arrays, NaN position (naming the field).
+        """
+        with self._lock:
+            match = joint_state_to_q(msg, self._robot.joint_names,
+                                     fallback=self._current_q_locked())
+            if match.found.any():
+                self._q_measured = match.q
+        return match
+
+    def offer_goal(self, goal: ParsedPose) -> NDArray[np.float64]:
+        """Makes ``goal`` the active goal (replacing any other); returns it in the base frame.
+
+        Raises:
+            LinkError: unknown goal frame.
+        """
+        with self._lock:
+            target = goal_in_base(self._robot.linkage, self._robot.base_link, goal,
+                                  self._current_q_locked())
+            self._goal = target
+            self._goal_seq += 1
+        return target
+
+    @property
+    def has_goal(self) -> bool:
+        """True while a goal waits for (more) cycles."""
+        return self._goal is not None
+
+    def cycle(self, dt: float) -> Optional[CycleOutput]:
+        """One solve toward the active goal; None when there is none.
+
+        Args:
+            dt: cycle period [s] (1 / tracking_rate): bounds the joint step of a tracking cycle
+                to velocity limit × dt.
+        """
+        with self._lock:
+            if self._goal is None:
+                return None
+            target, seq = self._goal, self._goal_seq
+            robot, solver = self._robot, self._solver
+            q_from = self._current_q_locked()
+        if self.mode == "tracking":
+            result = solver.track(target, q_from, dt)
+        else:
+            result = solver.solve(target, seed=q_from)
+        q = np.asarray(result.q, dtype=float)
+        stalled = float(np.max(np.abs(q - q_from), initial=0.0)) <= STALL_STEP
+        done = bool(result.success) or stalled or self.mode == "one_shot"
+        config = robot.config
+        max_acc = config.max_acceleration * config.acceleration_scaling or None
+        trajectory = plan_to(robot.linkage, q_from, q, velocity_scaling=config.velocity_scaling,
+                             max_acceleration=max_acc, min_duration=config.trajectory_horizon)
+        status = status_from_result(result, hardware_id=robot.linkage.name)
+        with self._lock:
+            if robot is self._robot:
+                self._q_solution = q
+                if done and seq == self._goal_seq:
+                    self._goal = None  # reached or stalled, and no newer goal arrived
+        return CycleOutput(q_from, result, trajectory, status, done)
