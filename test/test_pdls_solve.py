@@ -1,0 +1,199 @@
+"""The PDLS iteration loop: convergence, every status, hooks, DLS equivalence, metrics."""
+import math
+import time
+
+import numpy as np
+import pytest
+
+from pdls_ik.errors import InputError
+from pdls_ik.pdls import (CONVERGED, DIVERGED, MAX_ITERATIONS, MAX_TIME, STALLED, STATUSES,
+                          Level, PDLSOptions, PDLSProblem, solve)
+
+EXACT = PDLSOptions(damping=0.0, theta_diff_clamping=False, adaptive_step_size=False)
+LINKS = np.array([1.0, 0.8, 0.5])
+
+
+def arm_levels(goal):
+    """Planar 3-link arm reaching a 2-D point: e = goal − fk(q), J = ∂fk/∂q."""
+    def levels(q):
+        c = np.cumsum(q)
+        tip = np.array([LINKS @ np.cos(c), LINKS @ np.sin(c)])
+        J = np.array([[-(LINKS[i:] @ np.sin(c[i:])) for i in range(3)],
+                      [LINKS[i:] @ np.cos(c[i:]) for i in range(3)]])
+        return [(goal - tip, J)]
+    return levels
+
+
+def cubic(theta):
+    """f(θ) = θ³ − 2θ + 2: Newton from 0 cycles 0 → 1 → 0 (|f| goes 2 → 1 → 2)."""
+    t = theta[0]
+    return [(np.array([-(t ** 3 - 2 * t + 2)]), np.array([[3 * t ** 2 - 2]]))]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_linear_problems_converge_in_one_iteration(seed):
+    rng = np.random.default_rng(seed)
+    n = 8
+    rows = rng.integers(1, 4, rng.integers(1, 4))
+    mats = [rng.standard_normal((m, n)) for m in rows]
+    goals = [rng.standard_normal(m) for m in rows]
+    result = solve(lambda th: [(g - A @ th, A) for g, A in zip(goals, mats)],
+                   rng.standard_normal(n), lower=np.full(n, -1e3), upper=np.full(n, 1e3),
+                   options=EXACT)
+    assert result.status == CONVERGED and result.iterations == 1
+    assert max(result.residual_norms) < 1e-10
+    assert result.ranks == list(rows)
+
+
+def test_nonlinear_arm_converges_with_default_options():
+    goal = np.array([0.5, 1.2])
+    result = solve(arm_levels(goal), np.full(3, 0.1), lower=np.full(3, -2.0),
+                   upper=np.full(3, 2.0))
+    assert result.status == CONVERGED
+    c = np.cumsum(result.theta)
+    np.testing.assert_allclose([LINKS @ np.cos(c), LINKS @ np.sin(c)], goal, atol=1e-10)
+    assert result.initial_residual_norms[0] == pytest.approx(
+        np.linalg.norm(goal - [LINKS @ np.cos([0.1, 0.2, 0.3]), LINKS @ np.sin([0.1, 0.2, 0.3])]))
+    assert set(result.phase_times) == {"evaluate", "step", "line_search", "total"}
+    assert result.evaluations == result.iterations + 1
+    assert len(result.history) == result.iterations + 1
+    np.testing.assert_array_equal(result.best_theta, result.theta)
+
+
+def test_stalled_on_inconsistent_problem():
+    J = np.array([[1.0], [1.0]])
+    result = solve(lambda th: [(np.array([1.0, -1.0]) - J @ th, J)], np.array([0.7]),
+                   options=EXACT)
+    assert result.status == STALLED
+    assert result.theta[0] == pytest.approx(0.0, abs=1e-15)
+    assert result.residual_norms[0] == pytest.approx(math.sqrt(2))
+    assert result.iterations == 2
+
+
+def test_max_iterations():
+    result = solve(arm_levels(np.array([0.5, 1.2])), np.full(3, 0.1),
+                   options=PDLSOptions(max_iterations=2))
+    assert result.status == MAX_ITERATIONS and result.iterations == 2
+    assert result.residual_norms[0] > 1e-6
+    assert result.residual_norms[0] < result.initial_residual_norms[0]
+
+
+def test_max_time():
+    def slow(theta):
+        time.sleep(0.01)
+        return arm_levels(np.array([0.5, 1.2]))(theta)
+    result = solve(slow, np.full(3, 0.1), options=PDLSOptions(max_time=0.025, step_size=0.1,
+                                                              line_search="constant"))
+    assert result.status == MAX_TIME
+    assert 1 <= result.iterations <= 3
+    assert result.phase_times["total"] >= 0.025
+
+
+@pytest.mark.parametrize("revert,theta,norm", [(True, 1.0, 1.0), (False, 0.0, 2.0)])
+def test_diverged_with_and_without_revert(revert, theta, norm):
+    opts = EXACT.replace(abort_on_divergence=True, revert_on_divergence=revert,
+                         divergence_factor=1.5)
+    result = solve(cubic, np.array([0.0]), options=opts)
+    assert result.status == DIVERGED and result.iterations == 2
+    assert result.theta[0] == theta and result.residual_norms == [norm]
+    assert result.divergences == 1
+
+
+def test_divergence_without_abort_reverts_and_slows_down():
+    # Newton on atan(θ) = 0 diverges from |θ0| > 1.39; smaller steps converge.
+    def atan_levels(theta):
+        t = theta[0]
+        return [(np.array([-math.atan(t)]), np.array([[1.0 / (1.0 + t * t)]]))]
+    opts = PDLSOptions(damping=0.0, theta_diff_clamping=False, divergence_factor=1.0)
+    result = solve(atan_levels, np.array([1.5]), options=opts)
+    assert result.status == CONVERGED and abs(result.theta[0]) < 1e-10
+    assert result.divergences >= 1 and result.reverts == result.divergences
+    assert result.slowdowns >= 1
+    plain = solve(atan_levels, np.array([1.5]), options=EXACT.replace(max_iterations=20))
+    assert plain.status == STALLED and abs(plain.theta[0]) > 1e6 and plain.ranks == [0]
+
+
+def test_last_is_optional():
+    J = np.array([[1.0]])
+    def levels(th):
+        return [(np.array([1.0]) - J @ th, J), (np.array([3.0]) - J @ th, J)]
+    strict = solve(levels, np.zeros(1), options=EXACT)
+    optional = solve(levels, np.zeros(1), options=EXACT.replace(last_is_optional=True))
+    assert strict.status == STALLED
+    assert optional.status == CONVERGED and optional.iterations == 1
+    assert optional.theta[0] == 1.0 and optional.converged_levels == [True, False]
+
+
+class WrappedAngleProblem(PDLSProblem):
+    """One angle reaching 3.1 rad the short way across ±π, a second variable set by posture."""
+
+    def levels(self, theta):
+        err = math.remainder(3.1 - theta[0], 2 * math.pi)
+        return [Level(np.array([err]), np.array([[1.0, 0.0]]), tolerance=1e-12, name="angle")]
+
+    def posture_variation(self, theta):
+        return np.array([0.0, 0.25 - theta[1]])
+
+    def converged(self, theta, levels):
+        return abs(levels[0].residual[0]) < 1e-12 and abs(theta[1] - 0.25) < 1e-12
+
+    def normalize(self, theta):
+        return np.array([math.remainder(theta[0], 2 * math.pi), theta[1]])
+
+
+def test_problem_hooks_posture_converged_normalize():
+    result = solve(WrappedAngleProblem(), np.array([-3.1, 2.0]), options=EXACT)
+    assert result.status == CONVERGED
+    assert result.theta[0] == pytest.approx(3.1, abs=1e-12)
+    assert result.theta[1] == pytest.approx(0.25, abs=1e-12)
+    assert result.iterations == 1
+
+
+def test_free_variables_never_move():
+    rng = np.random.default_rng(9)
+    A, b = rng.standard_normal((2, 5)), rng.standard_normal(2)
+    theta0 = rng.standard_normal(5)
+    result = solve(lambda th: [(b - A @ th, A)], theta0,
+                   options=EXACT.replace(free_variables=[1, 2, 4]))
+    assert result.status == CONVERGED
+    np.testing.assert_array_equal(result.theta[[0, 3]], theta0[[0, 3]])
+
+
+def test_dls_configuration_matches_the_plain_dls_loop():
+    levels = arm_levels(np.array([1.9, 0.9]))
+    lam, alpha, k = 0.1, 0.6, 6
+    opts = PDLSOptions.dls(damping=lam, step_size=alpha, max_iterations=k, tolerance=1e-15)
+    result = solve(levels, np.full(3, 0.2), options=opts)
+    q = np.full(3, 0.2)
+    for _ in range(k):
+        ((e, J),) = levels(q)
+        q = q + alpha * J.T @ np.linalg.solve(J @ J.T + lam ** 2 * np.eye(2), e)
+    assert result.status == MAX_ITERATIONS and result.iterations == k
+    np.testing.assert_allclose(result.theta, q, atol=1e-12)
+    assert result.lambdas == [lam]
+
+
+def test_adaptive_step_size_slows_down_big_steps_then_converges():
+    opts = PDLSOptions(damping=0.0, theta_diff_clamping=False, theta_diff_max_mag=0.2,
+                       max_iterations=200)
+    result = solve(arm_levels(np.array([-1.5, 0.8])), np.array([0.3, 0.3, 0.3]), options=opts)
+    assert result.status == CONVERGED
+    assert result.slowdowns >= 1
+    assert result.residual_max_mag[0] < result.initial_residual_norms[0]
+    assert result.residual_max_mag[0] is not None
+
+
+def test_non_finite_values_from_the_problem_are_named():
+    def levels(theta):
+        bad = np.nan if theta[0] != 0.0 else 1.0
+        return [(np.array([1.0, bad]), np.eye(2))]
+    with pytest.raises(InputError, match=r"iteration 1: level 0: residual row 1"):
+        solve(levels, np.zeros(2), options=EXACT)
+    with pytest.raises(InputError, match="theta0: variable 0"):
+        solve(levels, np.array([np.inf, 0.0]))
+    with pytest.raises(InputError, match="problem: expected a callable"):
+        solve(42, np.zeros(2))
+
+
+def test_every_status_is_a_documented_constant():
+    assert set(STATUSES) == {"converged", "stalled", "max_iterations", "max_time", "diverged"}
