@@ -153,7 +153,7 @@ def _active_rows(k, name, e, J, comp):
     unknown = ~np.isin(comp, (EQUAL, LESS_EQUAL, GREATER_EQUAL))
     if unknown.any():
         row = int(np.argmax(unknown))
-        raise InputError(f"{_label(k, name)}: comparison row {row} is {comp[row]!r}; use "
+        raise InputError(f"{_label(k, name)}: comparison row {row} is {comp[row].item()!r}; use "
                          f"0 (equal), -1 (residual <= 0) or +1 (residual >= 0)")
     active = (comp == EQUAL) | ((comp == LESS_EQUAL) & (e > 0)) | \
              ((comp == GREATER_EQUAL) & (e < 0))
