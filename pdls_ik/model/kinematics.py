@@ -28,58 +28,75 @@ from pdls_ik.errors import JointError
 from pdls_ik.model.joints import PASSIVE_TYPES, Joint, skew
 
 
-def _rotation_terms(joints: Sequence[Joint]):
-    """Per-joint constants of the Rodrigues formula R = I + sin θ K + (1 − cos θ) K²."""
-    m = len(joints)
-    K = np.zeros((m, 3, 3))
-    K2 = np.zeros((m, 3, 3))
-    axis = np.zeros((m, 3))
-    revolute = np.zeros(m, dtype=bool)
-    for k, joint in enumerate(joints):
-        axis[k] = joint.axis
-        if joint.revolute:
-            revolute[k] = True
-            K[k] = skew(joint.axis)
-            K2[k] = K[k] @ K[k]
-    return K, K2, axis, revolute
-
-
 class JointMotions:
     """Vectorised local transforms ``A_k(q) = F_k · M_k(θ_k)`` of a list of joints.
 
+    With Rodrigues' formula M(θ) = I + sin θ K̂ + (1 − cos θ) K̂² + θ P̂ (K̂: the axis cross-product
+    matrix for a rotation, P̂: the axis as a translation column for a prismatic joint), A_k is
+    linear in the coefficients (1, sin θ, 1 − cos θ, θ), so all A_k come from one batched product
+    of those coefficients with the constant basis (F_k, F_k K̂, F_k K̂², F_k P̂).
+
     Args:
-        joints: the joints; fixed ones are allowed (constant A_k = F_k).
+        joints: the joints; fixed and passive ones give the constant A_k = F_k.
         fixed: (m, 4, 4) constant transforms F_k preceding each joint's motion.
-        n: number of variables in q.
+        n: number of variables in q; q is read through an index array in which a fixed joint
+            points at position n (callers append a zero to q).
     """
 
     def __init__(self, joints: Sequence[Joint], fixed: NDArray[np.float64], n: int):
-        self.m = len(joints)
-        self.K, self.K2, self.axis, self.revolute = _rotation_terms(joints)
-        self.prismatic_axis = self.axis * np.array([j.type == "prismatic" for j in joints])[:, None]
-        # q is extended by one zero so that index -1 (fixed joint) reads 0
+        m = self.m = len(joints)
+        basis = np.zeros((m, 4, 4, 4))
+        self.axis = np.zeros((m, 3))
+        self.revolute = np.array([j.revolute and j.moving for j in joints], dtype=bool)
+        self.prismatic = np.array([j.type == "prismatic" and j.moving for j in joints],
+                                  dtype=bool)
+        for k, joint in enumerate(joints):
+            F = fixed[k]
+            basis[k, 0] = F
+            if not joint.moving:
+                continue
+            self.axis[k] = joint.axis
+            if self.revolute[k]:
+                K = np.zeros((4, 4))
+                K[:3, :3] = skew(joint.axis)
+                basis[k, 1] = F @ K
+                basis[k, 2] = F @ K @ K
+            else:
+                basis[k, 3, :3, 3] = F[:3, :3] @ joint.axis
+        self.basis = basis.reshape(m, 4, 16)
         self.qidx = np.array([j.index if j.moving else n for j in joints], dtype=np.intp)
         self.multiplier = np.array([j.multiplier if j.moving else 0.0 for j in joints])
         self.offset = np.array([j.offset if j.moving else 0.0 for j in joints])
-        self.fixed = fixed
-        self._motion = np.tile(np.eye(4), (self.m, 1, 1))
+        self.plain = bool(np.all(self.multiplier == 1.0) and np.all(self.offset == 0.0))
 
-    def local(self, q_ext: NDArray[np.float64]) -> NDArray[np.float64]:
-        """(m, 4, 4) transforms A_k of each joint's child frame in its chain predecessor's frame."""
-        theta = self.multiplier * q_ext[self.qidx] + self.offset
-        s = np.sin(theta)[:, None, None]
-        c = np.cos(theta)[:, None, None]
-        M = self._motion
-        M[:, :3, :3] = np.eye(3) + s * self.K + (1.0 - c) * self.K2
-        M[:, :3, 3] = self.prismatic_axis * theta[:, None]
-        return np.matmul(self.fixed, M)
+    def local(self, q: NDArray[np.float64]) -> NDArray[np.float64]:
+        """(m, 4, 4) transforms A_k of each joint's child frame in its predecessor's frame."""
+        theta = q[self.qidx]
+        if not self.plain:
+            theta = self.multiplier * theta + self.offset
+        coef = np.empty((self.m, 1, 4))
+        coef[:, 0, 0] = 1.0
+        coef[:, 0, 1] = np.sin(theta)
+        coef[:, 0, 2] = 1.0 - np.cos(theta)
+        coef[:, 0, 3] = theta
+        return np.matmul(coef, self.basis).reshape(self.m, 4, 4)
+
+
+def _prefix_products(A: NDArray[np.float64]) -> NDArray[np.float64]:
+    """(m, 4, 4) inclusive prefix products P_k = A_0 ··· A_k (Hillis-Steele scan, log2 m steps)."""
+    P = A  # callers pass a fresh array: it is updated in place
+    step = 1
+    while step < len(P):
+        P[step:] = np.matmul(P[:-step], P[step:])
+        step *= 2
+    return P
 
 
 class Chain:
     """Precomputed path between two links, evaluated for pose and Jacobian.
 
     Args:
-        joints: all joints of the tree, each link's parent joint reachable via ``parent_joint``.
+        joints: all joints of the tree.
         parent_joint: link index → index in ``joints`` of its parent joint (-1 for the root).
         base, tip: link indices.
         n: number of variables in q.
@@ -100,72 +117,74 @@ class Chain:
         down = [j for j in down if j not in common][::-1]  # LCA → tip, downward order
         self.passive = [joints[j].name for j in up + down if joints[j].type in PASSIVE_TYPES]
         self.n = n
-        moving, fixed, sign, ends = [], [], [], []
-        for path, sigma in ((down, 1.0), (up, -1.0)):
-            F = np.eye(4)
+        halves = []
+        for path in (down, up):
+            moving, fixed, F = [], [], np.eye(4)
             for j in path:
                 F = F @ joints[j].origin
                 if joints[j].moving:
                     moving.append(joints[j])
                     fixed.append(F)
-                    sign.append(sigma)
                     F = np.eye(4)
-            ends.append(F)
-        self.m_tip = sum(1 for s in sign if s > 0)
-        self.end_tip, self.end_base = ends
-        self.motions = JointMotions(moving, np.array(fixed).reshape(-1, 4, 4), n)
+            halves.append((moving, np.array(fixed).reshape(-1, 4, 4), F))
+        (tip_joints, tip_fixed, self.end_tip), (base_joints, base_fixed, self.end_base) = halves
+        self.tip_motions = JointMotions(tip_joints, tip_fixed, n)
+        self.base_motions = JointMotions(base_joints, base_fixed, n) if base_joints else None
+        self.base_is_lca = not up
+        moving = tip_joints + base_joints
         self.names = [j.name for j in moving]
+        self.axis = np.array([j.axis for j in moving]).reshape(-1, 3)
+        self.revolute = np.array([j.revolute for j in moving], dtype=bool)
+        self.prismatic = np.flatnonzero(~self.revolute)
         # column selection: J = cols @ S, S[k, q-index of joint k] = σ_k μ_k (sums mimic columns)
         self.select = np.zeros((len(moving), n))
         for k, joint in enumerate(moving):
-            self.select[k, joint.index] += sign[k] * joint.multiplier
-        self.base_is_lca = not up and np.allclose(self.end_base, np.eye(4), atol=0, rtol=0)
-        self.revolute = self.motions.revolute
-        self.axis = self.motions.axis
+            sign = 1.0 if k < len(tip_joints) else -1.0
+            self.select[k, joint.index] += sign * joint.multiplier
 
-    def _frames(self, q_ext):
-        """Child-frame poses of the moving joints in the LCA frame, and T_lca_tip, T_lca_base."""
-        A = self.motions.local(q_ext)
-        P = np.empty_like(A)
-        T = np.eye(4)
-        for k in range(self.m_tip):
-            T = P[k] = T @ A[k]
-        T_tip = T @ self.end_tip
-        T = np.eye(4)
-        for k in range(self.m_tip, self.motions.m):
-            T = P[k] = T @ A[k]
-        T_base = T @ self.end_base
-        return P, T_tip, T_base
+    def _frames(self, q):
+        """Child-frame poses of the moving joints in the LCA frame (tip half, then base half),
+        T_lca_tip and T_lca_base (None when the base is the LCA)."""
+        P = _prefix_products(self.tip_motions.local(q)) if self.tip_motions.m else \
+            np.empty((0, 4, 4))
+        T_tip = (P[-1] if len(P) else np.eye(4)) @ self.end_tip
+        if self.base_is_lca:
+            return P, T_tip, None
+        if self.base_motions is None:
+            return P, T_tip, self.end_base
+        P_base = _prefix_products(self.base_motions.local(q))
+        return np.concatenate((P, P_base)), T_tip, P_base[-1] @ self.end_base
 
-    def pose(self, q_ext: NDArray[np.float64]) -> NDArray[np.float64]:
-        """(4, 4) pose of the tip in the base frame."""
-        _, T_tip, T_base = self._frames(q_ext)
-        return T_tip if self.base_is_lca else _inverse(T_base) @ T_tip
+    def pose(self, q: NDArray[np.float64]) -> NDArray[np.float64]:
+        """(4, 4) pose of the tip in the base frame; q is (n,)."""
+        _, T_tip, T_base = self._frames(q)
+        return T_tip if T_base is None else _inverse(T_base) @ T_tip
 
-    def pose_and_jacobian(self, q_ext: NDArray[np.float64]
+    def pose_and_jacobian(self, q: NDArray[np.float64]
                           ) -> Tuple[NDArray[np.float64], NDArray[np.float64]]:
         """(T (4, 4), J (6, n)): tip pose and Jacobian in the base frame (module docstring)."""
         if self.passive:
             raise JointError(self.passive[0], "the chain passes through this unsupported "
                              "floating/planar joint; choose a base below it")
-        P, T_tip, T_base = self._frames(q_ext)
+        P, T_tip, T_base = self._frames(q)
         axes = np.matmul(P[:, :3, :3], self.axis[:, :, None])[:, :, 0]
         points = P[:, :3, 3]
-        tip = T_tip[:3, 3]
-        if not self.base_is_lca:
-            Rt = T_base[:3, :3].T
-            T_tip = _inverse(T_base) @ T_tip
-            axes = axes @ Rt.T
-            points = (points - T_base[:3, 3]) @ Rt.T
-            tip = T_tip[:3, 3]
-        d = tip - points
-        cols = np.empty((6, self.motions.m))
-        a0, a1, a2 = axes[:, 0], axes[:, 1], axes[:, 2]
-        rev = self.revolute
-        cols[0] = np.where(rev, a1 * d[:, 2] - a2 * d[:, 1], a0)
-        cols[1] = np.where(rev, a2 * d[:, 0] - a0 * d[:, 2], a1)
-        cols[2] = np.where(rev, a0 * d[:, 1] - a1 * d[:, 0], a2)
-        cols[3:] = axes.T * rev
+        if T_base is not None:
+            inv = _inverse(T_base)
+            T_tip = inv @ T_tip
+            axes = axes @ inv[:3, :3].T
+            points = points @ inv[:3, :3].T + inv[:3, 3]
+        d = T_tip[:3, 3] - points
+        a0, a1, a2 = axes.T
+        d0, d1, d2 = d.T
+        cols = np.empty((6, len(axes)))
+        cols[0] = a1 * d2 - a2 * d1
+        cols[1] = a2 * d0 - a0 * d2
+        cols[2] = a0 * d1 - a1 * d0
+        cols[3:] = axes.T
+        if len(self.prismatic):
+            cols[:3, self.prismatic] = axes[self.prismatic].T
+            cols[3:, self.prismatic] = 0.0
         return T_tip, cols @ self.select
 
 

@@ -5,6 +5,7 @@ linear-velocity rows first, then angular, for q in :attr:`Linkage.joint_names` o
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -154,7 +155,7 @@ class Linkage:
         if arr.shape != (self.n,):
             raise InputError(f"q has shape {arr.shape}, expected ({self.n},): one value per "
                              f"joint {', '.join(self.joint_names)}")
-        if not np.isfinite(arr).all():
+        if not math.isfinite(arr.dot(arr)) and not np.isfinite(arr).all():  # dot: fast path
             bad = int(np.flatnonzero(~np.isfinite(arr))[0])
             raise InputError(f"q[{bad}] for joint '{self.joint_names[bad]}' is {arr[bad]}, "
                              "not a finite number")
@@ -183,7 +184,7 @@ class Linkage:
         Raises:
             InputError: bad q.  LinkError: unknown link.
         """
-        return self.chain(link, base).pose(self._q_ext(q))
+        return self.chain(link, base).pose(self.check_q(q))
 
     def forward_kinematics_all(self, q: ArrayLike) -> Dict[str, Array]:
         """(4, 4) pose of every link in the root-link frame, computed in one pass over the tree.
@@ -209,7 +210,7 @@ class Linkage:
             InputError: bad q.  LinkError: unknown link.
             JointError: the path crosses a floating or planar joint.
         """
-        T, J = self.chain(link, base).pose_and_jacobian(self._q_ext(q))
+        T, J = self.chain(link, base).pose_and_jacobian(self.check_q(q))
         if local:
             R = T[:3, :3]
             J = np.vstack((R.T @ J[:3], R.T @ J[3:]))
@@ -222,4 +223,4 @@ class Linkage:
         The chain between ``base`` and ``link`` is precomputed once and cached, so this is the
         call to make in solver iterations.
         """
-        return self.chain(link, base).pose_and_jacobian(self._q_ext(q))
+        return self.chain(link, base).pose_and_jacobian(self.check_q(q))
