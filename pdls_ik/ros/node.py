@@ -37,6 +37,8 @@ from pdls_ik.ros_logic.robot import build_robot
 from pdls_ik.ros_logic.tracker import Tracker
 
 NODE_NAME = "pdls_ik_node"
+#: period of the loop-back's joint_states between solutions [s]
+ECHO_PERIOD = 0.1
 
 
 class PDLSIKNode(Node):
@@ -73,6 +75,8 @@ class PDLSIKNode(Node):
         self._create_service()
         self._tracking_timer = self._make_tracking_timer()
         self.create_timer(values["diagnostics_period"], self.publish_diagnostics)
+        if self.pub_echo is not None:  # loop-back: also keep joint_states alive between goals
+            self.create_timer(ECHO_PERIOD, self._echo_state)
         self.add_on_set_parameters_callback(self._on_set_parameters)
         self.get_logger().info(f"{NODE_NAME} ready ({self.mode}, tip '{self.config.tip_link}')")
 
@@ -153,6 +157,12 @@ class PDLSIKNode(Node):
             self.pub_echo.publish(solution)
         self.board.put("solver", out.status)
         self.publish_diagnostics()
+
+    def _echo_state(self) -> None:
+        if self.tracker is not None:
+            self.pub_echo.publish(joint_state(self.types, self.tracker.robot.joint_names,
+                                              self.tracker.current_q(),
+                                              stamp=self.get_clock().now().to_msg()))
 
     def _create_service(self) -> None:
         try:
