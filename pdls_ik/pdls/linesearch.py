@@ -7,7 +7,8 @@
   from the solution, a full step close to it (where Newton converges quadratically).
 * ``backtracking``: α = ``step_size``, then multiplied by ``line_search_shrink`` until the merit
   (sum of squared residual norms of the counted levels) satisfies
-  merit(α) <= (1 − c α) merit(0) with c = ``line_search_armijo``, or α reaches α_min.
+  merit(α) <= (1 − c α) merit(0) with c = ``line_search_armijo``; below α_min it takes the
+  best trial that decreased the merit, or no step at all (the solver then reports a stall).
 """
 from __future__ import annotations
 
@@ -43,13 +44,17 @@ class LineSearch:
         """
         o = self.options
         if self.kind == "backtracking":
-            alpha = o.step_size
-            while True:
+            alpha, best = o.step_size, None
+            while alpha >= o.line_search_alpha_min:
                 theta_next, evaluation, merit = evaluate(theta + alpha * theta_diff)
-                if merit <= (1.0 - o.line_search_armijo * alpha) * merit0 \
-                        or alpha * o.line_search_shrink < o.line_search_alpha_min:
+                if merit <= (1.0 - o.line_search_armijo * alpha) * merit0:
                     return alpha, theta_next, evaluation
+                if best is None or merit < best[0]:
+                    best = (merit, alpha, theta_next, evaluation)
                 alpha *= o.line_search_shrink
+            if best is not None and best[0] < merit0:
+                return best[1], best[2], best[3]
+            return 0.0, theta, None  # no decrease along Δθ: stay (the solver then stalls)
         if self.kind == "fixed_sequence":
             alpha = self.alpha
             amax = o.line_search_alpha_max
