@@ -82,6 +82,10 @@ class JointMotions:
         return np.matmul(coef, self.basis).reshape(self.m, 4, 4)
 
 
+_CROSS_A = np.array([1, 2, 0, 2, 0, 1])
+_CROSS_D = np.array([2, 0, 1, 1, 2, 0])
+
+
 def _prefix_products(A: NDArray[np.float64]) -> NDArray[np.float64]:
     """(m, 4, 4) inclusive prefix products P_k = A_0 ··· A_k (Hillis-Steele scan, log2 m steps)."""
     P = A  # callers pass a fresh array: it is updated in place
@@ -134,6 +138,11 @@ class Chain:
         moving = tip_joints + base_joints
         self.names = [j.name for j in moving]
         self.axis = np.array([j.axis for j in moving]).reshape(-1, 3)
+        # coordinate axes (±x, ±y, ±z, the usual case) are read as a column of the joint frame
+        self.axis_column = np.argmax(np.abs(self.axis), axis=1) if moving else np.zeros(0, int)
+        self.axis_sign = np.sign(self.axis[np.arange(len(moving)), self.axis_column])[:, None]
+        self.axis_aligned = bool(np.all(np.abs(self.axis).max(axis=1) == 1.0)) if moving else True
+        self.rows = np.arange(len(moving))
         self.revolute = np.array([j.revolute for j in moving], dtype=bool)
         self.prismatic = np.flatnonzero(~self.revolute)
         # column selection: J = cols @ S, S[k, q-index of joint k] = σ_k μ_k (sums mimic columns)
@@ -167,7 +176,10 @@ class Chain:
             raise JointError(self.passive[0], "the chain passes through this unsupported "
                              "floating/planar joint; choose a base below it")
         P, T_tip, T_base = self._frames(q)
-        axes = np.matmul(P[:, :3, :3], self.axis[:, :, None])[:, :, 0]
+        if self.axis_aligned:
+            axes = P[self.rows, :3, self.axis_column] * self.axis_sign
+        else:
+            axes = np.matmul(P[:, :3, :3], self.axis[:, :, None])[:, :, 0]
         points = P[:, :3, 3]
         if T_base is not None:
             inv = _inverse(T_base)
@@ -175,17 +187,14 @@ class Chain:
             axes = axes @ inv[:3, :3].T
             points = points @ inv[:3, :3].T + inv[:3, 3]
         d = T_tip[:3, 3] - points
-        a0, a1, a2 = axes.T
-        d0, d1, d2 = d.T
-        cols = np.empty((6, len(axes)))
-        cols[0] = a1 * d2 - a2 * d1
-        cols[1] = a2 * d0 - a0 * d2
-        cols[2] = a0 * d1 - a1 * d0
-        cols[3:] = axes.T
+        products = axes[:, _CROSS_A] * d[:, _CROSS_D]  # a × d = products[:3] − products[3:]
+        cols = np.empty((len(axes), 6))
+        cols[:, :3] = products[:, :3] - products[:, 3:]
+        cols[:, 3:] = axes
         if len(self.prismatic):
-            cols[:3, self.prismatic] = axes[self.prismatic].T
-            cols[3:, self.prismatic] = 0.0
-        return T_tip, cols @ self.select
+            cols[self.prismatic, :3] = axes[self.prismatic]
+            cols[self.prismatic, 3:] = 0.0
+        return T_tip, cols.T @ self.select
 
 
 def _inverse(T: NDArray[np.float64]) -> NDArray[np.float64]:
