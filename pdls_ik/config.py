@@ -52,6 +52,9 @@ class IKConfig:
                         0.0, 3600.0, lo_open=True)
     max_iterations: int = _p(100, "Iteration budget of one local solve (before a restart).",
                              1, 100000)
+    max_step: float = _p(1.5, "Largest joint variation norm of one iteration [rad] "
+                              "(theta_diff_max_mag; also sets the automatic damping).",
+                         0.0, 10.0, lo_open=True)
     damping: float = _p(-1.0, "Damping lambda of every level; < 0: automatic per level "
                               "(Baerlocher 2001), >= 0: fixed.", -1.0, 1e3)
     pose_priority: int = _p(0, "Priority of the pose task among targets (smaller = higher).",
@@ -60,8 +63,9 @@ class IKConfig:
                                 lo_open=True)
     orientation_weight: float = _p(1.0, "Weight of the orientation rows [1/rad].", 0.0, 1e6,
                                    lo_open=True)
-    posture_enabled: bool = _p(True, "Pull redundant joints toward the middle of their limits "
-                                     "(lowest priority, in the null space of the tasks).")
+    posture_enabled: bool = _p(True, "While tracking, pull redundant joints toward the middle "
+                                     "of their limits (lowest priority, in the null space of "
+                                     "the tasks).")
     posture_weight: float = _p(0.1, "Gain of the posture variation per iteration [1].",
                                0.0, 1.0)
     locked_joints: List[str] = _p([], "Joints held at locked_positions (priority above targets).")

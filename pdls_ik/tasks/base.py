@@ -52,10 +52,7 @@ class Task(ABC):
 
     @abstractmethod
     def compute(self, q: Array) -> Tuple[Array, Array]:
-        """Weighted residual e (m,) and Jacobian J (m, n) at configuration q (n,).
-
-        The returned arrays may be reused buffers: copy them to keep them past the next call.
-        """
+        """Weighted residual e (m,) and Jacobian J (m, n) at configuration q (n,)."""
 
     def __repr__(self) -> str:
         return (f"{type(self).__name__}('{self.name}', kind={self.kind}, "

@@ -88,8 +88,6 @@ class FrameTask(Task):
         self._np, self._no = len(self._pos_rows), (len(self._ori_rows) if om.any() else 0)
         if self._np + self._no == 0:
             raise InputError(f"task '{self.name}': every axis is masked out")
-        self._e = np.zeros(self._np + self._no)
-        self._J = np.zeros((self._np + self._no, linkage.n))
         self.target_position = np.zeros(3)
         self.target_rotation = np.eye(3)
         self.notes: list = []
@@ -132,26 +130,38 @@ class FrameTask(Task):
         return (self.position_error <= self.position_tolerance
                 and self.orientation_error <= self.orientation_tolerance)
 
+    def errors_from_residual(self, e: Array) -> Tuple[float, float]:
+        """Masked, unweighted (position [m], orientation [rad]) errors from this task's residual
+        rows e (m,) as returned by :meth:`compute` (no forward kinematics needed)."""
+        k = self._np
+        pos = float(np.sqrt(e[:k].dot(e[:k]))) / self.position_weight
+        if not self._no:
+            return pos, 0.0
+        return pos, float(np.sqrt(e[k:].dot(e[k:]))) / self.orientation_weight
+
     def compute(self, q: Array) -> Tuple[Array, Array]:
         """Weighted residual (m,) and Jacobian (m, n), m = active rows; see the module doc."""
         T, J = self.linkage.pose_and_jacobian(q, self.link, self.base)
-        e, Jt, k = self._e, self._J, self._np
+        k = self._np
+        e = np.empty(k + self._no)
+        Jt = np.empty((k + self._no, J.shape[1]))
         dp = self.target_position - T[:3, 3]
         wp = self.position_weight
-        e[:k] = wp * dp[self._pos_rows]
-        Jt[:k] = wp * J[self._pos_rows]
-        self.position_error = float(np.linalg.norm(dp[self._pos_rows]))
+        if k == 3:
+            e[:3] = wp * dp
+            Jt[:3] = wp * J[:3]
+        else:
+            e[:k] = wp * dp[self._pos_rows]
+            Jt[:k] = wp * J[self._pos_rows]
         if self._no:
             R = T[:3, :3]
             wo = self.orientation_weight
             if self._full_orientation:
-                r = rotation_log(self.target_rotation @ R.T)
-                e[k:] = wo * r
+                e[k:] = wo * rotation_log(self.target_rotation @ R.T)
                 Jt[k:] = wo * J[3:]
             else:
-                r = swing_log(R.T @ self.target_rotation, self._free_axis)
                 rows = self._ori_rows
-                e[k:] = wo * r[rows]
+                e[k:] = wo * swing_log(R.T @ self.target_rotation, self._free_axis)[rows]
                 Jt[k:] = wo * (R.T[rows] @ J[3:])
-            self.orientation_error = float(np.linalg.norm(r))
+        self.position_error, self.orientation_error = self.errors_from_residual(e)
         return e, Jt

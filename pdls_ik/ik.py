@@ -1,0 +1,340 @@
+"""IK facade: :class:`IKSolver` builds PDLS levels from tasks; one-shot solves and tracking.
+
+One-shot (:meth:`IKSolver.solve`): a local PDLS solve from the seed; when it fails, fresh random
+in-limit seeds until the timeout (random restarts, as TRAC-IK does; Beeson & Ames 2015), drawn
+from a generator seeded with ``config.random_seed`` so that a solve is reproducible. Tracking
+(:meth:`IKSolver.track`): one bounded PDLS cycle warm-started from the current joint state, with
+the joint limits narrowed to ``q ± velocity_limit · velocity_scaling · dt`` so that no joint moves
+faster than allowed, whatever the goal (no configuration jump, also through singularities).
+
+Success is decided from the forward kinematics of the returned configuration against the goal
+and the tolerances, never from the solver's own status alone.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import List, Optional, Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+
+from pdls_ik import pdls
+from pdls_ik.config import IKConfig
+from pdls_ik.errors import InputError, JointError, LinkError
+from pdls_ik.levels import LevelStack
+from pdls_ik.tasks import FrameTask, JointLockTask, PostureTask, middle_of_limits
+from pdls_ik.trajectory import wrap_angle
+
+Array = NDArray[np.float64]
+#: a locked joint counts as held when within this of its value [rad or m]
+LOCK_TOL = 1e-9
+#: a local solve is abandoned for a random restart when its pose residual falls by less than
+#: RESTART_RATIO over RESTART_WINDOW iterations (stuck at limits or in a local minimum)
+RESTART_WINDOW, RESTART_RATIO = 3, 0.5
+
+
+@dataclass
+class IKResult:
+    """Outcome of one IK solve or tracking cycle.
+
+    Attributes:
+        q: (n,) joint positions in ``joint_names`` order [rad, m], within limits, continuous
+            joints wrapped into [-π, π). On failure: the best configuration found.
+        joint_names: the linkage's joint names.
+        success: the forward kinematics of ``q`` meets the goal within both tolerances (and
+            locked joints are held).
+        status: "converged" on success, else the PDLS status of the best attempt
+            ("stalled", "max_iterations", "max_time", "diverged").
+        iterations: PDLS iterations over all attempts; restarts: random restarts used.
+        position_error [m], orientation_error [rad]: masked errors of ``q`` (orientation 0 when
+            orientation is free).
+        solve_time [s]; notes: repairs of the input (normalized quaternion, clamped seed...).
+        level_names, residual_norms, lambdas, ranks, min_singular_values: per PDLS level, from
+            the final iteration of the returned attempt.
+        clamped_joints: names of joints at a position limit in ``q``.
+    """
+
+    q: Array
+    joint_names: List[str]
+    success: bool
+    status: str
+    iterations: int = 0
+    position_error: float = math.inf
+    orientation_error: float = math.inf
+    solve_time: float = 0.0
+    restarts: int = 0
+    notes: List[str] = field(default_factory=list)
+    level_names: List[str] = field(default_factory=list)
+    residual_norms: List[float] = field(default_factory=list)
+    lambdas: List[float] = field(default_factory=list)
+    ranks: List[int] = field(default_factory=list)
+    min_singular_values: List[float] = field(default_factory=list)
+    clamped_joints: List[str] = field(default_factory=list)
+
+
+class _Problem:
+    """The PDLS problem of one solver: levels, posture, convergence test and normalization."""
+
+    def __init__(self, stack: LevelStack, frame: FrameTask, frame_level: int, frame_rows: slice,
+                 locks: Optional[JointLockTask], continuous: Array, tracking: bool = False):
+        self.levels = stack
+        self.posture_variation = stack.posture_variation if tracking and stack.postures else None
+        self.frame, self.frame_level, self.frame_rows = frame, frame_level, frame_rows
+        self.locks = locks
+        self.continuous = continuous
+        if tracking or not continuous.any():
+            self.normalize = None   # tracking: wrapping would fight the narrowed bounds
+        self.start()
+
+    def start(self, window: int = 0, ratio: float = 1.0) -> None:
+        """Reset the progress monitor before a local solve (window 0: monitor off)."""
+        self.window, self.ratio, self.history, self.stuck = window, ratio, [], False
+
+    def converged(self, theta: Array, levels) -> bool:
+        """True when the pose is within tolerance and locks are held; also True (with
+        ``self.stuck`` set) when the monitor sees the pose residual decrease by less than
+        the factor ``ratio`` over ``window`` iterations, so that a restart happens early."""
+        e = levels[self.frame_level].residual[self.frame_rows]
+        pos, ori = self.frame.errors_from_residual(e)
+        if pos > self.frame.position_tolerance or ori > self.frame.orientation_tolerance:
+            if self.window:
+                hist = self.history
+                hist.append(float(np.sqrt(e.dot(e))))
+                if len(hist) > self.window and hist[-1] > self.ratio * hist[-1 - self.window]:
+                    self.stuck = True
+                    return True
+            return False
+        if self.locks is not None:
+            e = levels[0].residual
+            return float(np.max(np.abs(e))) <= LOCK_TOL * self.locks.weight
+        return True
+
+    def normalize(self, theta: Array) -> Array:
+        theta = theta.copy()
+        theta[self.continuous] = wrap_angle(theta[self.continuous])
+        return theta
+
+
+class IKSolver:
+    """Inverse kinematics of one tip link relative to a base link, by PDLS.
+
+    Args:
+        linkage: the robot model (:func:`pdls_ik.model.load_urdf`).
+        tip_link: controlled link; default ``config.tip_link``.
+        base_link: frame of the goals; default ``config.base_link``, else the linkage's base.
+        config: :class:`IKConfig`; ``**options`` override its fields (validated).
+
+    Levels (seed 001): joint locks (if any) > the pose task (``pose_priority``) > posture (null
+    space of both). Joint limits are hard bounds in every iteration.
+
+    Raises:
+        ConfigError: bad option.  LinkError: unknown tip or base link, or no movable joint
+            between them.  JointError: a floating/planar joint on the path, a bad lock.
+    """
+
+    def __init__(self, linkage, tip_link: Optional[str] = None, base_link: Optional[str] = None,
+                 config: Optional[IKConfig] = None, **options):
+        cfg = config if config is not None else IKConfig()
+        if options:
+            cfg = cfg.replace(**options)
+        tip = tip_link or cfg.tip_link
+        if not tip:
+            raise LinkError("", "no tip link given (tip_link)")
+        base = base_link or cfg.base_link or linkage.base_link
+        linkage.link_index(base)
+        linkage.link_index(tip)
+        self.config = cfg = cfg.replace(tip_link=tip, base_link=base)
+        self.linkage, self.tip_link, self.base_link = linkage, tip, base
+        self.joint_names = list(linkage.joint_names)
+        n = self.n = linkage.n
+        chain = linkage.chain(tip, base)
+        if chain.passive:
+            raise JointError(chain.passive[0], f"floating or planar joint on the path from "
+                                               f"'{base}' to '{tip}' is not supported by IK")
+        self.chain_variables = np.flatnonzero(np.any(chain.select != 0.0, axis=0))
+        if self.chain_variables.size == 0:
+            raise LinkError(tip, f"no movable joints between base '{base}' and tip '{tip}'")
+        self.lower = np.asarray(linkage.lower, dtype=float)
+        self.upper = np.asarray(linkage.upper, dtype=float)
+        self.continuous = np.asarray(linkage.continuous, dtype=bool)
+        self._sample_lo = np.where(np.isfinite(self.lower), self.lower, -math.pi)
+        self._sample_hi = np.where(np.isfinite(self.upper), self.upper, math.pi)
+        free_orientation = cfg.position_only or cfg.orientation_tolerance >= math.pi
+        self.frame = FrameTask(linkage, tip, base, orientation_mask=(0, 0, 0) if
+                               free_orientation else (1, 1, 1),
+                               position_weight=cfg.position_weight,
+                               orientation_weight=cfg.orientation_weight,
+                               position_tolerance=cfg.position_tolerance,
+                               orientation_tolerance=cfg.orientation_tolerance,
+                               priority=cfg.pose_priority, name=f"pose:{tip}")
+        tasks = [self.frame]
+        self.locks = None
+        free = np.zeros(n, dtype=bool)
+        free[self.chain_variables] = True
+        if cfg.locked_joints:
+            self.locks = JointLockTask(linkage, cfg.locked_joints, cfg.locked_positions)
+            tasks.append(self.locks)
+            free[self.locks.indices] = True
+        self.posture = None
+        if cfg.posture_enabled and cfg.posture_weight > 0.0:
+            self.posture = PostureTask(linkage, weight=cfg.posture_weight)
+            tasks.append(self.posture)
+        self.free = free
+        stack = LevelStack(tasks, n)
+        level = next(k for k, g in enumerate(stack.groups) if self.frame in g)
+        rows = stack.rows[level][stack.groups[level].index(self.frame)]
+        self.level_names = stack.names
+        self._problem = _Problem(stack, self.frame, level, rows, self.locks, self.continuous)
+        self._track_problem = _Problem(stack, self.frame, level, rows, self.locks,
+                                       self.continuous, tracking=True)
+        damping = None if cfg.damping < 0.0 else cfg.damping
+        self._options = pdls.PDLSOptions(max_iterations=cfg.max_iterations, damping=damping,
+                                         theta_diff_max_mag=cfg.max_step,
+                                         free_variables=None if free.all() else free)
+        self._track_options = self._options.replace(
+            max_iterations=cfg.tracking_max_iterations, max_time=cfg.tracking_timeout)
+        self._middle = middle_of_limits(self.lower, self.upper)
+
+    # ------------------------------------------------------------------ helpers
+    def _check_q(self, q, label: str, notes: List[str]) -> Array:
+        """q (n,) finite, clamped into limits (noted), continuous joints wrapped."""
+        try:
+            arr = np.array(q, dtype=float).reshape(-1)
+        except (TypeError, ValueError):
+            raise InputError(f"{label}: expected {self.n} numbers") from None
+        if arr.shape != (self.n,):
+            raise InputError(f"{label}: expected {self.n} joint values "
+                             f"({', '.join(self.joint_names)}), got {arr.size}")
+        bad = np.flatnonzero(~np.isfinite(arr))
+        if bad.size:
+            raise InputError(f"{label}: value for joint '{self.joint_names[bad[0]]}' is "
+                             f"{arr[bad[0]]}, not a finite number")
+        arr[self.continuous] = wrap_angle(arr[self.continuous])
+        outside = np.flatnonzero((arr < self.lower) | (arr > self.upper))
+        if outside.size:
+            names = ", ".join(self.joint_names[i] for i in outside)
+            notes.append(f"{label} clamped into joint limits ({names})")
+            arr = np.clip(arr, self.lower, self.upper)
+        return arr
+
+    def _set_goal(self, target, notes: List[str]) -> None:
+        self.frame.set_target(target)
+        notes.extend(self.frame.notes)
+
+    def _random_seed(self, rng: np.random.Generator, base: Array) -> Array:
+        q = base.copy()
+        idx = self.chain_variables
+        q[idx] = rng.uniform(self._sample_lo[idx], self._sample_hi[idx])
+        return q
+
+    def errors(self, q: Array):
+        """Masked (position [m], orientation [rad]) errors of q (n,) against the current goal,
+        from the forward kinematics."""
+        return self.frame.errors(self.linkage.forward_kinematics(q, self.tip_link,
+                                                                 self.base_link))
+
+    def _finish(self, res: "pdls.PDLSResult", q: Array, iterations: int, restarts: int,
+                t0: float, notes: List[str]) -> IKResult:
+        q = q.copy()
+        q[self.continuous] = wrap_angle(q[self.continuous])
+        q = np.clip(q, self.lower, self.upper)
+        pos, ori = self.errors(q)
+        ok = pos <= self.frame.position_tolerance and ori <= self.frame.orientation_tolerance
+        if ok and self.locks is not None:
+            ok = bool(np.all(np.abs(q[self.locks.indices] - self.locks.values) <= LOCK_TOL))
+        status = "converged" if ok else (res.status if res.status != "converged"
+                                         else "not_converged")
+        span = np.maximum(1.0, np.abs(np.where(np.isfinite(self.lower), self.lower, 0.0)))
+        at_limit = (np.abs(q - self.lower) <= 1e-9 * span) | (np.abs(self.upper - q) <= 1e-9 *
+                                                              span)
+        return IKResult(
+            q=q, joint_names=list(self.joint_names), success=bool(ok), status=status,
+            iterations=iterations, position_error=pos, orientation_error=ori,
+            solve_time=time.perf_counter() - t0, restarts=restarts, notes=notes,
+            level_names=list(self.level_names), residual_norms=list(res.residual_norms),
+            lambdas=[float(x) for x in res.lambdas], ranks=[int(x) for x in res.ranks],
+            min_singular_values=[float(x) for x in res.min_singular_values],
+            clamped_joints=[self.joint_names[i] for i in np.flatnonzero(at_limit & self.free)])
+
+    # ------------------------------------------------------------------ public API
+    def solve(self, target, seed: Optional[Sequence[float]] = None,
+              timeout: Optional[float] = None) -> IKResult:
+        """One-shot IK: a configuration whose tip pose meets ``target``.
+
+        Args:
+            target: goal pose of the tip in the base frame: (4, 4), or (position (3,) [m],
+                quaternion (4,) x, y, z, w).
+            seed: start configuration (n,); default the middle of the joint limits. Values
+                outside the limits are clamped (noted in the result).
+            timeout: time budget [s] including random restarts; default ``config.timeout``.
+
+        Returns:
+            :class:`IKResult`; ``success=False`` with the best configuration found when the goal
+            is not met in time (never raises for an unreachable goal).
+
+        Raises:
+            InputError: NaN/inf in the goal, zero quaternion, bad shapes, bad seed or timeout.
+        """
+        t0 = time.perf_counter()
+        timeout = self.config.timeout if timeout is None else float(timeout)
+        if not (timeout > 0.0 and math.isfinite(timeout)):
+            raise InputError(f"timeout: {timeout} must be a finite number of seconds > 0")
+        notes: List[str] = []
+        self._set_goal(target, notes)
+        start = self._middle.copy() if seed is None else self._check_q(seed, "seed", notes)
+        if seed is None:
+            start[self.continuous] = 0.0
+        rng = np.random.default_rng(self.config.random_seed)
+        deadline = t0 + timeout
+        best, best_q, best_score = None, start, math.inf
+        iterations = restarts = 0
+        q0 = start
+        while True:
+            remaining = deadline - time.perf_counter()
+            opts = self._options.replace(max_time=max(remaining, 1e-6))
+            if self.config.random_restarts:
+                self._problem.start(RESTART_WINDOW, RESTART_RATIO)
+            res = pdls.solve(self._problem, q0, self.lower, self.upper, opts)
+            if self._problem.stuck:
+                res.status = "stalled"
+            iterations += res.iterations
+            q = res.theta if res.converged or res.best_theta is None else res.best_theta
+            pos, ori = self.errors(q)
+            score = math.hypot(pos * self.frame.position_weight,
+                               ori * self.frame.orientation_weight)
+            if score < best_score or best is None:
+                best, best_q, best_score = res, q, score
+            if (res.converged and not self._problem.stuck) or not self.config.random_restarts \
+                    or time.perf_counter() >= deadline:
+                break
+            restarts += 1
+            q0 = self._random_seed(rng, start)
+        return self._finish(best, best_q, iterations, restarts, t0, notes)
+
+    def track(self, target, q_current: Sequence[float], dt: float) -> IKResult:
+        """One tracking cycle toward ``target`` from ``q_current`` (n,), for a period dt [s].
+
+        Warm-started, no restarts; at most ``config.tracking_max_iterations`` iterations and
+        ``config.tracking_timeout`` seconds; every joint moves by at most
+        ``velocity_limit · velocity_scaling · dt`` (URDF limits; joints without a velocity
+        limit are bounded by their position limits only). ``success`` tells whether the goal
+        was reached within tolerance in this cycle.
+
+        Raises:
+            InputError: bad goal, q_current of the wrong length or non-finite, dt <= 0.
+        """
+        t0 = time.perf_counter()
+        if not (isinstance(dt, (int, float, np.floating)) and math.isfinite(dt) and dt > 0.0):
+            raise InputError(f"dt: {dt!r} must be a finite number of seconds > 0")
+        notes: List[str] = []
+        self._set_goal(target, notes)
+        q = self._check_q(q_current, "q_current", notes)
+        vmax = np.asarray(self.linkage.velocity_limits, dtype=float) * \
+            self.config.velocity_scaling
+        reach = np.where(np.isfinite(vmax) & (vmax > 0.0), vmax * dt, np.inf)
+        lo = np.maximum(self.lower, q - reach)
+        up = np.minimum(self.upper, q + reach)
+        res = pdls.solve(self._track_problem, q, lo, up, self._track_options)
+        return self._finish(res, res.theta, res.iterations, 0, t0, notes)

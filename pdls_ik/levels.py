@@ -1,0 +1,96 @@
+"""Assign tasks to strict PDLS priority levels, as the robot-specific PDLS solver does (seed 001).
+
+Order, highest first:
+
+1. joint limits — not a level: the PDLS limiting loop enforces them as hard bounds on θ;
+2. joint locks — one level for all :class:`~pdls_ik.tasks.JointLockTask`;
+3. targets — one level per distinct integer ``priority`` (smaller first); tasks sharing a
+   priority share a level, their rows stacked;
+4. posture — not a level: the sum of the :class:`~pdls_ik.tasks.PostureTask` variations is the
+   PDLS posture variation, projected into the null space left by every level.
+
+:class:`LevelStack` groups the tasks once; each evaluation at θ only computes the tasks and stacks
+their rows (task dimensions are fixed).
+"""
+from __future__ import annotations
+
+from typing import List, Optional, Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+
+from pdls_ik.errors import InputError
+from pdls_ik.pdls import Level
+from pdls_ik.tasks.base import KIND_ORDER, LOCK, POSTURE, Task
+
+Array = NDArray[np.float64]
+
+
+def assign_levels(tasks: Sequence[Task]) -> List[List[Task]]:
+    """Group the non-posture tasks into priority levels, highest first (see module doc)."""
+    groups = {}
+    for task in tasks:
+        if task.kind not in KIND_ORDER:
+            raise InputError(f"task '{task.name}': unknown kind '{task.kind}'")
+        if task.kind == POSTURE:
+            continue
+        key = (KIND_ORDER[task.kind], 0 if task.kind == LOCK else task.priority)
+        groups.setdefault(key, []).append(task)
+    return [groups[k] for k in sorted(groups)]
+
+
+def level_name(group: Sequence[Task]) -> str:
+    """Name of a level: its tasks' names joined by '+'."""
+    return "+".join(t.name for t in group)
+
+
+class LevelStack:
+    """Callable PDLS problem built from tasks: ``stack(theta) -> list[Level]``.
+
+    Args:
+        tasks: every task (locks, targets, postures), any order.
+        n: number of variables.
+
+    Attributes:
+        groups: the tasks of each level, highest first.  names: level names.
+        postures: the posture tasks (summed into :meth:`posture_variation`).
+    """
+
+    def __init__(self, tasks: Sequence[Task], n: int):
+        self.tasks = list(tasks)
+        self.n = n
+        self.groups = assign_levels(self.tasks)
+        if not self.groups:
+            raise InputError("no task to solve: give at least one lock or target task")
+        self.postures = [t for t in self.tasks if t.kind == POSTURE]
+        self.names = [level_name(g) for g in self.groups]
+        #: per level, per task: the slice of the level's rows that belongs to the task
+        self.rows = []
+        for group in self.groups:
+            sizes = np.cumsum([0] + [t.dim for t in group])
+            self.rows.append([slice(int(a), int(b)) for a, b in zip(sizes[:-1], sizes[1:])])
+
+    def __call__(self, theta: Array) -> List[Level]:
+        """Evaluate every level at θ (n,): residuals (m_k,) and Jacobians (m_k, n), new arrays."""
+        levels = []
+        for group, name, rows in zip(self.groups, self.names, self.rows):
+            if len(group) == 1:
+                e, J = group[0].compute(theta)
+            else:
+                m = rows[-1].stop
+                e, J = np.empty(m), np.empty((m, self.n))
+                for task, sl in zip(group, rows):
+                    e[sl], J[sl] = task.compute(theta)
+            levels.append(Level(e, J, name=name))
+        return levels
+
+    levels = __call__
+
+    def posture_variation(self, theta: Array) -> Optional[Array]:
+        """Sum of the posture tasks' variations (n,), or None without posture task."""
+        if not self.postures:
+            return None
+        out = self.postures[0].variation(theta)
+        for task in self.postures[1:]:
+            out = out + task.variation(theta)
+        return out
