@@ -13,7 +13,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pdls_ik.config import IKConfig
-from pdls_ik.errors import ConfigError
+from pdls_ik.errors import ConfigError, URDFError
 
 
 @dataclass(frozen=True)
@@ -56,14 +56,18 @@ def build_robot(description: str, config: IKConfig) -> Robot:
     """Loads ``description`` (URDF XML text, or a path) and checks the config's links against it.
 
     Raises:
-        URDFError: the description does not load.  LinkError: unknown base or tip link.
-        ConfigError: ``tip_link`` is empty.
+        URDFError: the description does not load (also: a path that cannot be read).
+        LinkError: unknown base or tip link.  ConfigError: ``tip_link`` is empty.
     """
     from pdls_ik.model import load_urdf
 
     if not config.tip_link:
         raise ConfigError("parameter 'tip_link': required (the link whose pose is controlled)")
-    linkage = load_urdf(description)
+    try:
+        linkage = load_urdf(description)
+    except OSError as exc:
+        raise URDFError(f"robot description is neither URDF XML nor a readable file: "
+                        f"{exc.strerror or exc}: {str(description)[:80]!r}") from None
     base = config.base_link or linkage.root_link
     linkage.link_index(base)
     linkage.link_index(config.tip_link)

@@ -1,0 +1,40 @@
+"""Goal frames: base link, empty, any model link (through FK, checked with Pinocchio), unknown."""
+import numpy as np
+import pytest
+from scipy.spatial.transform import Rotation
+
+from pdls_ik.errors import LinkError
+from pdls_ik.msgs.geometry import ParsedPose
+from pdls_ik.ros_logic.frames import goal_in_base
+from ros_support import panda_robot
+
+Q = np.array([0.3, -0.5, 0.2, -2.0, 0.1, 1.6, 0.7, 0.02])
+
+
+def _goal(frame):
+    quat = Rotation.from_rotvec([0.1, 0.2, -0.3]).as_quat()
+    return ParsedPose(frame, np.array([0.05, -0.02, 0.1]), quat)
+
+
+@pytest.mark.parametrize("frame", ["", "panda_link0", "/panda_link0"])
+def test_base_frame_goal_unchanged(frame):
+    robot = panda_robot()
+    goal = _goal(frame)
+    np.testing.assert_array_equal(goal_in_base(robot.linkage, "panda_link0", goal, Q),
+                                  goal.matrix())
+
+
+def test_link_frame_goal_composed_with_pinocchio_fk(pinocchio_bridge):
+    robot = panda_robot()
+    bridge = pinocchio_bridge(robot.description, robot.linkage)
+    goal = _goal("panda_hand")
+    got = goal_in_base(robot.linkage, "panda_link0", goal, Q)
+    base = bridge.pose(Q, "panda_link0")
+    expected = np.linalg.inv(base) @ bridge.pose(Q, "panda_hand") @ goal.matrix()
+    np.testing.assert_allclose(got, expected, atol=1e-12)
+
+
+def test_unknown_frame_named():
+    robot = panda_robot()
+    with pytest.raises(LinkError, match="'world': unknown goal frame"):
+        goal_in_base(robot.linkage, "panda_link0", _goal("world"), Q)

@@ -1,0 +1,30 @@
+"""Marker helpers: goal rate limiting (the final pose is never lost) and the tip pose."""
+import numpy as np
+import pytest
+
+from pdls_ik.ros_logic.markers import RateLimiter, tip_pose
+from ros_support import panda_robot, reachable_goal
+
+
+def test_rate_limiter_passes_one_per_period_and_flushes_last():
+    limiter = RateLimiter(0.1)
+    assert limiter.offer(0.00, "a") == "a"
+    assert limiter.offer(0.03, "b") is None
+    assert limiter.offer(0.06, "c") is None
+    assert limiter.flush(0.08) is None  # its slot has not come yet
+    assert limiter.flush(0.10) == "c"   # the newest held-back pose, once
+    assert limiter.flush(0.50) is None
+    assert limiter.offer(0.15, "d") is None
+    assert limiter.offer(0.21, "e") == "e"  # held-back "d" superseded by a pass
+    assert limiter.flush(1.0) is None
+
+
+def test_rate_limiter_rejects_negative_period():
+    with pytest.raises(ValueError, match="period"):
+        RateLimiter(-1.0)
+
+
+def test_tip_pose_is_fk_of_tip():
+    robot = panda_robot()
+    q = robot.default_q()
+    np.testing.assert_array_equal(tip_pose(robot, q), reachable_goal(robot, q))

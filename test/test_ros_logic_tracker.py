@@ -1,0 +1,169 @@
+"""Tracking loop without ROS: convergence, velocity-bounded steps, newest goal wins, bad input."""
+import math
+
+import numpy as np
+import pytest
+from scipy.spatial.transform import Rotation
+
+from msgs_support import store  # noqa: F401
+from pdls_ik.diagnostics import ERROR
+from pdls_ik.errors import InputError, LinkError
+from pdls_ik.msgs import joint_state, pose_from_msg, pose_stamped
+from pdls_ik.ros_logic.tracker import Tracker
+from ros_support import panda_robot, reachable_goal
+
+DT = 0.01
+Q_GOAL = np.array([0.4, -0.3, 0.3, -2.2, 0.2, 1.9, 0.5, 0.0])
+
+
+def _offer(tracker, types, pose, frame=""):
+    return tracker.offer_goal(pose_from_msg(pose_stamped(types, pose, frame), "goal_pose"))
+
+
+def _run(tracker, limit=1000):
+    outs = []
+    while tracker.has_goal and len(outs) < limit:
+        outs.append(tracker.cycle(DT))
+    return outs
+
+
+def test_tracks_reachable_goal_with_bounded_steps(store):  # noqa: F811
+    _, types = store
+    robot = panda_robot()
+    tracker = Tracker(robot)
+    goal = reachable_goal(robot, Q_GOAL)
+    _offer(tracker, types, goal)
+    outs = _run(tracker)
+    assert not tracker.has_goal and outs[-1].goal_done and outs[-1].result.success
+    reached = robot.linkage.forward_kinematics(outs[-1].result.q, robot.tip_link)
+    assert np.linalg.norm(reached[:3, 3] - goal[:3, 3]) <= robot.config.position_tolerance
+    vmax = robot.linkage.velocity_limits * robot.config.velocity_scaling * DT
+    for previous, out in zip(outs, outs[1:]):
+        np.testing.assert_array_equal(out.q_from, previous.result.q)  # warm start
+    for out in outs:
+        assert np.all(np.abs(out.result.q - out.q_from) <= vmax + 1e-12)
+        traj = out.trajectory
+        np.testing.assert_array_equal(traj.points[0].positions, out.q_from)
+        np.testing.assert_allclose(traj.points[-1].positions, out.result.q, atol=1e-12)
+        assert traj.duration >= robot.config.trajectory_horizon
+        assert out.status.values["status"] == out.result.status
+    assert tracker.cycle(DT) is None  # goal finished: no more cycles
+
+
+def test_newest_goal_wins_and_flood_does_not_queue(store):  # noqa: F811
+    _, types = store
+    robot = panda_robot()
+    tracker = Tracker(robot)
+    rng = np.random.default_rng(3)
+    arm = np.r_[np.ones(7), 0.0]  # the finger joint stays
+    for _ in range(500):  # a flood of goals before any cycle
+        _offer(tracker, types, reachable_goal(robot, robot.default_q()
+                                              + arm * rng.uniform(-0.3, 0.3, 8)))
+    last = reachable_goal(robot, Q_GOAL)
+    _offer(tracker, types, last)
+    outs = _run(tracker)
+    assert len(outs) < 100  # only the newest goal is solved
+    reached = robot.linkage.forward_kinematics(outs[-1].result.q, robot.tip_link)
+    np.testing.assert_allclose(reached[:3, 3], last[:3, 3], atol=1e-5)
+
+
+def test_joint_states_seed_the_cycle(store):  # noqa: F811
+    _, types = store
+    robot = panda_robot()
+    tracker = Tracker(robot)
+    q_meas = Q_GOAL + 0.05
+    match = tracker.offer_joint_state(joint_state(types, robot.joint_names[::-1],
+                                                  q_meas[::-1]))
+    assert match.complete
+    _offer(tracker, types, reachable_goal(robot, Q_GOAL))
+    out = tracker.cycle(DT)
+    np.testing.assert_array_equal(out.q_from, q_meas)
+
+
+def test_partial_joint_states_keep_other_joints(store):  # noqa: F811
+    _, types = store
+    robot = panda_robot()
+    tracker = Tracker(robot)
+    match = tracker.offer_joint_state(joint_state(types, ["panda_joint2", "other"], [0.7, 1.0]))
+    assert "panda_joint1" in match.missing and match.unknown == ["other"]
+    expected = robot.default_q()
+    expected[1] = 0.7
+    np.testing.assert_array_equal(tracker.current_q(), expected)
+
+
+@pytest.mark.parametrize("names, positions, text", [
+    ([], [], "no joint names"),
+    (["panda_joint1", "panda_joint2"], [0.1], r"position: 1 values for 2 names"),
+    (["panda_joint1"], [math.nan], "panda_joint1' is nan"),
+])
+def test_bad_joint_states_rejected_state_kept(store, names, positions, text):  # noqa: F811
+    _, types = store
+    robot = panda_robot()
+    tracker = Tracker(robot)
+    before = tracker.current_q()
+    msg = joint_state(types, ["panda_joint1"], [0.0])
+    msg.name, msg.position = list(names), types.floats(positions)
+    with pytest.raises(InputError, match=text):
+        tracker.offer_joint_state(msg)
+    np.testing.assert_array_equal(tracker.current_q(), before)
+
+
+def test_unknown_frame_dropped_and_previous_goal_kept(store):  # noqa: F811
+    _, types = store
+    robot = panda_robot()
+    tracker = Tracker(robot)
+    _offer(tracker, types, reachable_goal(robot, Q_GOAL))
+    with pytest.raises(LinkError, match="'map'"):
+        _offer(tracker, types, reachable_goal(robot, Q_GOAL), frame="map")
+    assert tracker.has_goal  # the earlier goal is still followed
+    assert _run(tracker)[-1].result.success
+
+
+def test_tool_frame_goal_converted_at_arrival(store):  # noqa: F811
+    _, types = store
+    robot = panda_robot()
+    tracker = Tracker(robot)
+    q0 = tracker.current_q()
+    offset = np.eye(4)
+    offset[:3, 3] = [0.0, 0.0, 0.05]  # 5 cm along the flange z axis
+    target = _offer(tracker, types, offset, frame="panda_link8")
+    np.testing.assert_allclose(target, reachable_goal(robot, q0) @ offset, atol=1e-14)
+    outs = _run(tracker)
+    reached = robot.linkage.forward_kinematics(outs[-1].result.q, robot.tip_link)
+    np.testing.assert_allclose(reached[:3, 3], target[:3, 3], atol=1e-5)
+
+
+def test_unreachable_goal_stalls_with_error_status(store):  # noqa: F811
+    _, types = store
+    robot = panda_robot()
+    tracker = Tracker(robot)
+    far = np.eye(4)
+    far[:3, 3] = [3.0, 0.0, 0.5]  # beyond the Panda's ~0.85 m reach
+    _offer(tracker, types, far)
+    outs = _run(tracker, limit=3000)
+    assert not tracker.has_goal and outs[-1].goal_done and not outs[-1].result.success
+    assert outs[-1].status.level == ERROR
+
+
+def test_one_shot_mode_solves_once(store):  # noqa: F811
+    _, types = store
+    robot = panda_robot(timeout=0.05)
+    tracker = Tracker(robot, mode="one_shot")
+    goal = reachable_goal(robot, Q_GOAL)
+    quat = Rotation.from_matrix(goal[:3, :3]).as_quat()
+    _offer(tracker, types, (goal[:3, 3], quat))
+    outs = _run(tracker)
+    assert len(outs) == 1 and outs[0].result.success and outs[0].goal_done
+
+
+def test_new_robot_with_other_joints_resets_state(store):  # noqa: F811
+    _, types = store
+    tracker = Tracker(panda_robot())
+    tracker.offer_joint_state(joint_state(types, ["panda_joint1"], [0.5]))
+    from pdls_ik.config import IKConfig
+    from pdls_ik.resources import bundled_urdf
+    from pdls_ik.ros_logic.robot import build_robot
+    ur5 = build_robot(bundled_urdf("ur5").read_text(), IKConfig(tip_link="ee_link"))
+    tracker.set_robot(ur5)
+    np.testing.assert_array_equal(tracker.current_q(), ur5.default_q())
+    assert not tracker.has_goal
