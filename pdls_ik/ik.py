@@ -240,6 +240,9 @@ class IKSolver:
         q = q.copy()
         q[self.continuous] = wrap_angle(q[self.continuous])
         q = np.clip(q, self.lower, self.upper)
+        if self.locks is not None:       # held to rounding: snap exactly onto the lock values
+            held = np.abs(q[self.locks.indices] - self.locks.values) <= LOCK_TOL
+            q[self.locks.indices[held]] = self.locks.values[held]
         pos, ori = self.errors(q)
         ok = pos <= self.frame.position_tolerance and ori <= self.frame.orientation_tolerance
         if ok and self.locks is not None:
