@@ -49,3 +49,18 @@ def test_urdf_path_prefers_existing_file(tmp_path, monkeypatch):
     assert resources.urdf_path("panda") == resources.bundled_urdf("panda")
     (tmp_path / "panda").write_text("<robot/>")
     assert resources.urdf_path("panda") == Path("panda")
+
+
+def test_ament_share_directory_comes_first(tmp_path, monkeypatch):
+    """With ROS 2 sourced, the ament index share directory (colcon install) is searched first."""
+    import types
+    (tmp_path / "urdf").mkdir()
+    (tmp_path / "urdf" / "panda.urdf").write_text("<robot name='x'/>")
+    packages = types.ModuleType("ament_index_python.packages")
+    packages.PackageNotFoundError = KeyError
+    packages.get_package_share_directory = lambda name: str(tmp_path) if name == "pdls_ik" \
+        else None
+    monkeypatch.setitem(sys.modules, "ament_index_python", types.ModuleType("ament_index_python"))
+    monkeypatch.setitem(sys.modules, "ament_index_python.packages", packages)
+    assert resources.share_dirs()[0] == tmp_path
+    assert resources.bundled_urdf("panda") == tmp_path / "urdf" / "panda.urdf"

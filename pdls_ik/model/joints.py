@@ -91,13 +91,3 @@ def skew(v: NDArray[np.float64]) -> NDArray[np.float64]:
     """(3, 3) cross-product matrix [v]× such that [v]× w = v × w."""
     return np.array([[0.0, -v[2], v[1]], [v[2], 0.0, -v[0]], [-v[1], v[0], 0.0]])
 
-
-def motion_matrix(joint: Joint, theta: float) -> NDArray[np.float64]:
-    """(4, 4) joint motion M(θ): Rodrigues rotation about the axis, or translation along it (m)."""
-    M = np.eye(4)
-    if joint.revolute:
-        K = skew(joint.axis)
-        M[:3, :3] += np.sin(theta) * K + (1.0 - np.cos(theta)) * (K @ K)
-    elif joint.type == "prismatic":
-        M[:3, 3] = joint.axis * theta
-    return M

@@ -119,8 +119,8 @@ class Chain:
         common = set(up) & set(down)
         up = [j for j in up if j not in common][::-1]  # LCA → base, downward order
         down = [j for j in down if j not in common][::-1]  # LCA → tip, downward order
+        #: floating/planar joints on the path (held at their origin; Jacobians refused)
         self.passive = [joints[j].name for j in up + down if joints[j].type in PASSIVE_TYPES]
-        self.n = n
         halves = []
         for path in (down, up):
             moving, fixed, F = [], [], np.eye(4)
@@ -136,6 +136,7 @@ class Chain:
         self.base_motions = JointMotions(base_joints, base_fixed, n) if base_joints else None
         self.base_is_lca = not up
         moving = tip_joints + base_joints
+        #: moving joints on the path (tip half first), e.g. to report an IK chain
         self.names = [j.name for j in moving]
         self.axis = np.array([j.axis for j in moving]).reshape(-1, 3)
         # coordinate axes (±x, ±y, ±z, the usual case) are read as a column of the joint frame

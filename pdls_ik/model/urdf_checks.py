@@ -40,10 +40,6 @@ def parse_xml(text: str, label: str) -> ET.Element:
     return root
 
 
-def _place(elem_owner: str, child: str, attr: str) -> str:
-    return f"{child} {attr}".strip() if not elem_owner else f"{elem_owner} {child} {attr}".strip()
-
-
 def _error(kind: str, name: str, message: str) -> Exception:
     if kind == "joint":
         return JointError(name, message)
@@ -104,7 +100,7 @@ def _check_origin(elem: ET.Element, kind: str, name: str, prefix: str = "") -> N
     if origin is not None:
         for attr in ("xyz", "rpy"):
             if attr in origin.attrib:
-                floats(origin.get(attr), 3, kind, name, _place(prefix, "origin", attr))
+                floats(origin.get(attr), 3, kind, name, f"{prefix} origin {attr}".strip())
 
 
 def _check_link(link: ET.Element) -> None:

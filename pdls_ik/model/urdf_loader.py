@@ -116,7 +116,8 @@ def load_urdf(source: Source, base_link: Optional[str] = None) -> Linkage:
 
     Returns:
         The linkage: active joints (revolute, continuous, prismatic without ``<mimic>``) are the
-        variables of q, in depth-first tree order from the root (children in document order); mimic joints follow θ = multiplier · q_master + offset.
+        variables of q, in depth-first tree order from the root (children in document order);
+        mimic joints follow θ = multiplier · q_master + offset.
 
     Raises:
         URDFError: empty or malformed XML, unexpanded xacro, several roots, a cycle.
