@@ -55,9 +55,7 @@ def _label(k: int, name: Optional[str]) -> str:
 
 
 def _first_bad(a: NDArray[np.float64]):
-    """Index of the first non-finite entry of a, or None (a single sum is the fast path)."""
-    if math.isfinite(float(a.sum())):
-        return None
+    """Index of the first non-finite entry of a, or None."""
     bad = np.argwhere(~np.isfinite(a))
     return tuple(int(i) for i in bad[0]) if bad.size else None
 
@@ -96,7 +94,7 @@ class PreparedLevels:
                     raise InputError(f"level {k}: expected a Level or a (residual, jacobian) "
                                      f"pair, got {type(lev).__name__}") from None
                 comp = tol = name = None
-            e, J = _check_arrays(k, name, e, J, n)
+            e, J, sq = _check_arrays(k, name, e, J, n)
             if comp is not None:
                 e, J, rest = _active_rows(k, name, e, J, comp)
                 if rest is not None:
@@ -109,7 +107,8 @@ class PreparedLevels:
                                  f"got {tol!r}")
             self.residuals.append(e)
             self.jacobians.append(J)
-            self.norms.append(residual_norm(e, by_component))
+            self.norms.append(residual_norm(e, by_component) if comp is not None or by_component
+                              else math.sqrt(sq))
             self.tolerances.append(None if tol is None else float(tol))
             self.names.append(name)
 
@@ -127,22 +126,26 @@ def residual_norm(e: NDArray[np.float64], by_component: bool = False) -> float:
 
 
 def _check_arrays(k, name, e, J, n):
+    """(e, J, ‖e‖²) as float arrays of matching shapes, or InputError naming the entry."""
     e = np.asarray(e, dtype=float)
     J = np.asarray(J, dtype=float)
-    label = _label(k, name)
     if e.ndim != 1:
-        raise InputError(f"{label}: residual must have shape (m,), got {e.shape}")
-    if J.ndim != 2 or J.shape != (e.size, n):
-        raise InputError(f"{label}: Jacobian must have shape ({e.size}, {n}) to match the "
-                         f"residual and θ, got {J.shape}")
-    bad = _first_bad(e)
-    if bad is not None:
-        raise InputError(f"{label}: residual row {bad[0]} is {e[bad]} (not finite)")
-    bad = _first_bad(J)
-    if bad is not None:
-        raise InputError(f"{label}: Jacobian row {bad[0]}, variable {bad[1]} is {J[bad]} "
-                         f"(not finite)")
-    return e, J
+        raise InputError(f"{_label(k, name)}: residual must have shape (m,), got {e.shape}")
+    if J.shape != (e.size, n):
+        raise InputError(f"{_label(k, name)}: Jacobian must have shape ({e.size}, {n}) to "
+                         f"match the residual and θ, got {J.shape}")
+    sq = float(e.dot(e))
+    if not math.isfinite(sq + float(J.sum())):  # one test on the fast path
+        bad = _first_bad(e)
+        if bad is not None:
+            raise InputError(f"{_label(k, name)}: residual row {bad[0]} is {e[bad]} "
+                             f"(not finite)")
+        bad = _first_bad(J)
+        if bad is not None:
+            raise InputError(f"{_label(k, name)}: Jacobian row {bad[0]}, variable {bad[1]} is "
+                             f"{J[bad]} (not finite)")
+        sq = float(np.linalg.norm(e)) ** 2  # finite but huge entries overflowed the sum
+    return e, J, sq
 
 
 def _active_rows(k, name, e, J, comp):
@@ -168,27 +171,30 @@ def check_vector(name: str, v, n: int, *, allow_inf: bool = False) -> NDArray[np
     a = np.asarray(v, dtype=float)
     if a.shape != (n,):
         raise InputError(f"{name}: expected shape ({n},), got {a.shape}")
-    bad = np.isnan(a) if allow_inf else ~np.isfinite(a)
-    if bad.any():
-        i = int(np.argmax(bad))
-        raise InputError(f"{name}: variable {i} is {a[i]} (not {'a number' if allow_inf else 'finite'})")
+    if allow_inf or not math.isfinite(float(a.sum())):
+        bad = np.isnan(a) if allow_inf else ~np.isfinite(a)
+        if bad.any():
+            i = int(np.argmax(bad))
+            kind = "a number" if allow_inf else "finite"
+            raise InputError(f"{name}: variable {i} is {a[i]} (not {kind})")
     return a
 
 
 def check_limits(lower, upper, n: int):
-    """Validated (lower, upper) arrays (n,) with ±inf allowed, or None when no finite limit.
+    """Validated (lower, upper) arrays (n,) with ±inf allowed, or (None, None) when no limit.
 
     Raises:
         InputError: NaN, wrong shape, or lower > upper, naming the variable.
     """
     if lower is None and upper is None:
         return None, None
-    lo = np.full(n, -np.inf) if lower is None else check_vector("lower", lower, n, allow_inf=True)
-    up = np.full(n, np.inf) if upper is None else check_vector("upper", upper, n, allow_inf=True)
-    crossed = lo > up
-    if crossed.any():
-        i = int(np.argmax(crossed))
+    lo = np.full(n, -np.inf) if lower is None else np.asarray(lower, dtype=float)
+    up = np.full(n, np.inf) if upper is None else np.asarray(upper, dtype=float)
+    if lo.shape != (n,) or up.shape != (n,) or not (lo <= up).all():  # NaN fails <= too
+        lo = check_vector("lower", lo, n, allow_inf=True)
+        up = check_vector("upper", up, n, allow_inf=True)
+        i = int(np.argmax(lo > up))
         raise InputError(f"limits: variable {i} has lower {lo[i]} > upper {up[i]}")
-    if np.all(np.isneginf(lo)) and np.all(np.isposinf(up)):
+    if (lo == -np.inf).all() and (up == np.inf).all():
         return None, None
     return lo, up

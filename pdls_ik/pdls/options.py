@@ -62,7 +62,7 @@ def level_value(value: PerLevel, level: int) -> Optional[float]:
     """The per-level option ``value`` at priority ``level`` (0 = highest), or None when unset."""
     if value is None:
         return None
-    if np.isscalar(value):
+    if isinstance(value, (float, int)) or np.isscalar(value):
         return float(value)
     if level < len(value) and value[level] is not None:
         return float(value[level])

@@ -58,8 +58,6 @@ def auto_lambda(residual_mag: float, min_sigma: float, target_mag: float,
         d = max(d, always_damp_sigma)
     elif min_sigma >= never_damp_sigma or min_sigma >= d:
         return 0.0
-    if min_sigma >= d:
-        return 0.0
     if min_sigma <= 0.5 * d:
         return 0.5 * d
     return math.sqrt(min_sigma * (d - min_sigma))

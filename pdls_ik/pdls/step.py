@@ -30,11 +30,13 @@ from numpy.typing import NDArray
 
 from pdls_ik.errors import InputError
 from pdls_ik.pdls.levels import (GREATER_EQUAL, LESS_EQUAL, LevelLike, PreparedLevels,
-                                 check_limits, check_vector)
+                                 check_limits, check_vector, residual_norm)
 from pdls_ik.pdls.options import PDLSOptions, level_value
 from pdls_ik.pdls.pinv import auto_lambda, thin_svd
 
 _DEFAULT_OPTIONS = PDLSOptions()
+_NO_INDICES = np.zeros(0, dtype=np.int64)
+_NO_INDICES.setflags(write=False)
 
 
 @dataclass
@@ -123,22 +125,22 @@ def compute_step(prep: PreparedLevels, theta: NDArray[np.float64], lower, upper,
     """
     p, n = len(prep), theta.size
     by_comp = opts.clamp_residual_by_component
-    es, res_clamped, lam_fixed = [], [], []
+    es, res_clamped, lam_fixed = list(prep.residuals), [False] * p, [None] * p
+    rmm = opts.residual_max_mag if residual_max_mag is None else residual_max_mag
+    damping = opts.damping
     for k in range(p):
-        e = prep.residuals[k]
-        rm = level_value(opts.residual_max_mag, k) if residual_max_mag is None \
-            else residual_max_mag[k]
-        hit = rm is not None and prep.norms[k] > rm
-        es.append(clamp_vector(e, rm, by_comp) if hit else e)
-        res_clamped.append(hit)
-        lam = level_value(opts.damping, k)
-        lam_fixed.append(None if lam is None or lam < 0 else lam)
+        rm = level_value(rmm, k) if rmm is not None else None
+        if rm is not None and prep.norms[k] > rm:
+            es[k] = clamp_vector(es[k], rm, by_comp)
+            res_clamped[k] = True
+        if damping is not None:
+            lam = level_value(damping, k)
+            lam_fixed[k] = None if lam is None or lam < 0 else lam
     if posture is not None and opts.posture_max_mag is not None:
-        if residual_norm_of(posture, by_comp) > opts.posture_max_mag:
+        if residual_norm(posture, by_comp) > opts.posture_max_mag:
             posture = clamp_vector(posture, opts.posture_max_mag, by_comp)
 
-    clamped = np.zeros(n, dtype=bool)
-    fixed = None
+    clamped = fixed = None
     limiting_variation = np.zeros(n)
     active = free
     jacobians = prep.jacobians
@@ -157,18 +159,18 @@ def compute_step(prep: PreparedLevels, theta: NDArray[np.float64], lower, upper,
             new_theta = theta + dtheta
             over = new_theta > upper
             under = new_theta < lower
-            viol = over | under
-            if active is not None:
-                viol &= active
-            if viol.any():
-                limit = np.where(over, upper, lower)
-                if fixed is None:
-                    fixed = np.zeros(n)
-                fixed[viol] = limit[viol] - theta[viol]
-                limiting_variation[viol] = dtheta[viol] - fixed[viol]
-                clamped |= viol
-                active = ~clamped if free is None else (free & ~clamped)
-                changed = True
+            if over.any() or under.any():
+                viol = over | under
+                if active is not None:
+                    viol &= active
+                if viol.any():
+                    if fixed is None:
+                        fixed, clamped = np.zeros(n), np.zeros(n, dtype=bool)
+                    fixed[viol] = np.where(over, upper, lower)[viol] - theta[viol]
+                    limiting_variation[viol] = dtheta[viol] - fixed[viol]
+                    clamped |= viol
+                    active = ~clamped if free is None else (free & ~clamped)
+                    changed = True
         if pending is not None:
             changed |= _activate_inequalities(prep.inactive, pending, es, jacobians, dtheta)
         if not changed:
@@ -181,19 +183,16 @@ def compute_step(prep: PreparedLevels, theta: NDArray[np.float64], lower, upper,
     if opts.clamp_theta_diff_by_component:
         mag = float(np.abs(dtheta).max()) if n else 0.0
     else:
-        mag = float(math.sqrt(dtheta.dot(dtheta)))
+        mag = math.sqrt(dtheta.dot(dtheta))
     tmax = opts.theta_diff_max_mag
-    diff_clamped = bool(opts.theta_diff_clamping and mag > tmax)
+    diff_clamped = opts.theta_diff_clamping and mag > tmax
     if diff_clamped:
         dtheta = clamp_vector(dtheta, tmax, opts.clamp_theta_diff_by_component)
-    if lower is not None:
+    if lower is not None and (fixed is not None or diff_clamped):
         _exactly_inside(theta, dtheta, lower, upper)
     return StepResult(dtheta, lambdas, ranks, sigmas, autos, list(prep.norms), res_clamped,
-                      np.flatnonzero(clamped), limiting_variation, rounds, mag, diff_clamped)
-
-
-def residual_norm_of(v: NDArray[np.float64], by_component: bool) -> float:
-    return float(np.abs(v).max()) if by_component else float(math.sqrt(v.dot(v)))
+                      _NO_INDICES if clamped is None else np.flatnonzero(clamped),
+                      limiting_variation, rounds, mag, diff_clamped)
 
 
 def _priority_loop(jacobians, residuals, n, active, fixed, posture, lam_fixed, opts):
@@ -201,44 +200,47 @@ def _priority_loop(jacobians, residuals, n, active, fixed, posture, lam_fixed, o
     p = len(jacobians)
     svd_tol = opts.svd_tol
     target = opts.theta_diff_max_mag * opts.auto_lambda_theta_diff_max_mag_scale
-    dtheta = np.zeros(n) if fixed is None else fixed.copy()
-    moved = fixed is not None
+    never, always = opts.never_damp_sigma, opts.always_damp_sigma
+    dtheta = None if fixed is None else fixed.copy()
     mask = None if active is None else active.astype(float)
     proj = None  # None: P is diag(mask) (the identity when mask is None)
-    need_last_projector = posture is not None
-    lambdas, ranks, sigmas, autos = [0.0] * p, [0] * p, [0.0] * p, [False] * p
+    last_projected = p - 1 if posture is None else p
+    lambdas, ranks, sigmas = [0.0] * p, [0] * p, [0.0] * p
+    autos = [lam is None for lam in lam_fixed]
     for k in range(p):
         J = jacobians[k]
-        autos[k] = lam_fixed[k] is None
         if J.shape[0] == 0:
             continue
-        e_hat = residuals[k] - J @ dtheta if moved else residuals[k]
+        e_hat = residuals[k] if dtheta is None else residuals[k] - J @ dtheta
         if proj is not None:
-            Jr = J @ proj
-        else:
-            Jr = J if mask is None else J * mask
-        u, s, vt = thin_svd(Jr)
-        r = int(np.count_nonzero(s > svd_tol))
+            J = J @ proj
+        elif mask is not None:
+            J = J * mask
+        u, s, vt = thin_svd(J)
+        sl = s.tolist()
+        r = len(sl)
+        while r and sl[r - 1] <= svd_tol:
+            r -= 1
         ranks[k] = r
         if r == 0:
             continue
-        s_r = s[:r]
-        smin = float(s_r[-1])
+        smin = sl[r - 1]
         sigmas[k] = smin
-        if lam_fixed[k] is None:
-            lam = auto_lambda(float(math.sqrt(e_hat.dot(e_hat))), smin, target,
-                              opts.never_damp_sigma, opts.always_damp_sigma)
-        else:
-            lam = lam_fixed[k]
+        lam = lam_fixed[k]
+        if lam is None:
+            lam = auto_lambda(math.sqrt(e_hat.dot(e_hat)), smin, target, never, always)
         lambdas[k] = lam
-        v_r = vt[:r]
-        gain = s_r / (s_r * s_r + lam * lam) if lam else 1.0 / s_r
-        dtheta += v_r.T @ (gain * (u[:, :r].T @ e_hat))
-        moved = True
-        if k < p - 1 or need_last_projector:
+        if r < len(sl):
+            u, s, vt = u[:, :r], s[:r], vt[:r]
+        gain = s / (s * s + lam * lam) if lam else 1.0 / s
+        contribution = (gain * (e_hat @ u)) @ vt
+        dtheta = contribution if dtheta is None else dtheta + contribution
+        if k < last_projected:
             if proj is None:
                 proj = np.eye(n) if mask is None else np.diag(mask)
-            proj -= v_r.T @ v_r
+            proj -= vt.T @ vt
+    if dtheta is None:
+        dtheta = np.zeros(n)
     if posture is not None:
         if proj is not None:
             dtheta += proj @ posture
