@@ -167,3 +167,25 @@ def test_new_robot_with_other_joints_resets_state(store):  # noqa: F811
     tracker.set_robot(ur5)
     np.testing.assert_array_equal(tracker.current_q(), ur5.default_q())
     assert not tracker.has_goal
+
+
+def test_cycles_without_progress_keep_goal_until_stall_limit(store):  # noqa: F811
+    """Cycles cut short by their time budget (no motion) do not drop the goal at once; the
+    goal is given up after STALL_CYCLES such cycles in a row."""
+    from pdls_ik.ik import IKResult
+    from pdls_ik.ros_logic.tracker import STALL_CYCLES
+    _, types = store
+    robot = panda_robot()
+    tracker = Tracker(robot)
+
+    class NoProgress:
+        def track(self, target, q_current, dt):
+            return IKResult(q=np.array(q_current), joint_names=robot.joint_names,
+                            success=False, status="max_time", position_error=0.1,
+                            orientation_error=0.2)
+
+    tracker._solver = NoProgress()
+    _offer(tracker, types, reachable_goal(robot, Q_GOAL))
+    outs = _run(tracker)
+    assert len(outs) == STALL_CYCLES + 1  # the first cycle sets the best error
+    assert [o.goal_done for o in outs] == [False] * STALL_CYCLES + [True]

@@ -8,11 +8,14 @@ A cycle (tracking mode) warm-starts :meth:`IKSolver.track` from the current join
 latest joint_states, else the last solution, else the middle of the limits — and plans a
 trajectory from there to the cycle's solution. The goal stays active over the next cycles until
 it is reached (success) or the solver stops moving (stalled: unreachable goal), so that a far goal
-is approached over several velocity-bounded cycles. In one-shot mode a goal gets one
+is approached over several velocity-bounded cycles; "stops moving" means :data:`STALL_CYCLES`
+failed cycles in a row that did not lower the best goal error (position [m] + orientation
+[rad]) by a relative :data:`PROGRESS`. In one-shot mode a goal gets one
 :meth:`IKSolver.solve` with restarts instead.
 """
 from __future__ import annotations
 
+import math
 import threading
 from dataclasses import dataclass
 from typing import Optional
@@ -27,8 +30,11 @@ from pdls_ik.ros_logic.frames import goal_in_base
 from pdls_ik.ros_logic.robot import Robot
 from pdls_ik.trajectory import Trajectory, plan_to
 
-#: joint motion [rad or m] below which a failed cycle counts as stalled
-STALL_STEP = 1e-9
+#: relative decrease of the goal error below which a cycle makes no progress
+PROGRESS = 1e-6
+#: consecutive failed cycles without progress after which a goal is given up (stalled); many,
+#: since a cycle cut short by its time budget on a loaded machine may not move at all
+STALL_CYCLES = 20
 MODES = ("tracking", "one_shot")
 
 
@@ -63,6 +69,8 @@ class Tracker:
         self._solver = robot.solver()
         self._goal: Optional[NDArray[np.float64]] = None
         self._goal_seq = 0
+        self._idle_cycles = 0
+        self._best_error = math.inf
         self._q_measured: Optional[NDArray[np.float64]] = None
         self._q_solution: Optional[NDArray[np.float64]] = None
 
@@ -120,6 +128,7 @@ class Tracker:
                                   self._current_q_locked())
             self._goal = target
             self._goal_seq += 1
+            self._idle_cycles, self._best_error = 0, math.inf
         return target
 
     @property
@@ -145,16 +154,22 @@ class Tracker:
         else:
             result = solver.solve(target, seed=q_from)
         q = np.asarray(result.q, dtype=float)
-        stalled = float(np.max(np.abs(q - q_from), initial=0.0)) <= STALL_STEP
-        done = bool(result.success) or stalled or self.mode == "one_shot"
+        error = float(result.position_error) + float(result.orientation_error)
         config = robot.config
         max_acc = config.max_acceleration * config.acceleration_scaling or None
         trajectory = plan_to(robot.linkage, q_from, q, velocity_scaling=config.velocity_scaling,
                              max_acceleration=max_acc, min_duration=config.trajectory_horizon)
         status = status_from_result(result, hardware_id=robot.linkage.name)
         with self._lock:
+            current = robot is self._robot and seq == self._goal_seq
+            if current and error < self._best_error * (1.0 - PROGRESS):
+                self._idle_cycles, self._best_error = 0, error
+            elif current:
+                self._idle_cycles += 1
+            done = (bool(result.success) or self.mode == "one_shot"
+                    or self._idle_cycles >= STALL_CYCLES)
             if robot is self._robot:
                 self._q_solution = q
-                if done and seq == self._goal_seq:
+                if done and current:
                     self._goal = None  # reached or stalled, and no newer goal arrived
         return CycleOutput(q_from, result, trajectory, status, done)
