@@ -11,11 +11,8 @@ import sys
 import time
 
 import numpy as np
-import rclpy
 from geometry_msgs.msg import PoseStamped
 from interactive_markers import InteractiveMarkerServer, MenuHandler
-from rclpy.executors import ExternalShutdownException
-from rclpy.logging import get_logger
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile
 from sensor_msgs.msg import JointState
@@ -26,6 +23,7 @@ from visualization_msgs.msg import (InteractiveMarker, InteractiveMarkerControl,
 from pdls_ik.config import IKConfig
 from pdls_ik.errors import PDLSIKError
 from pdls_ik.msgs import joint_state_to_q, pose_msg, rclpy_types
+from pdls_ik.ros.spin import run_node
 from pdls_ik.ros_logic.markers import RateLimiter, tip_pose
 from pdls_ik.ros_logic.robot import build_robot
 
@@ -146,22 +144,8 @@ class MarkersNode(Node):
 
 
 def main(args=None) -> int:
-    """Entry point of ``pdls_ik_markers``."""
-    rclpy.init(args=args)
-    try:
-        node = MarkersNode()
-    except PDLSIKError as exc:
-        get_logger(NODE_NAME).fatal(f"cannot start: {exc}")
-        rclpy.try_shutdown()
-        return 1
-    try:
-        rclpy.spin(node)
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        node.destroy_node()
-        rclpy.try_shutdown()
-    return 0
+    """Entry point of ``pdls_ik_markers`` (0 on a clean shutdown, 1 when it cannot start)."""
+    return run_node(MarkersNode, NODE_NAME, args)
 
 
 if __name__ == "__main__":

@@ -11,13 +11,11 @@ from __future__ import annotations
 import sys
 from typing import Optional
 
-import rclpy
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PoseStamped
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
-from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
-from rclpy.logging import get_logger
+from rclpy.executors import MultiThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
@@ -30,6 +28,7 @@ from pdls_ik.msgs import (diagnostic_array, joint_state, joint_trajectory, pose_
 from pdls_ik.msgs.moveit import ErrorCode, IKServiceReply, RequestError, ik_request_from_msg
 from pdls_ik.msgs.moveit import ik_response
 from pdls_ik.ros.parameters import changes_of, declare_all
+from pdls_ik.ros.spin import run_node
 from pdls_ik.ros_logic.board import Board
 from pdls_ik.ros_logic.ik_service import IKService
 from pdls_ik.ros_logic.parameters import apply_changes, config_from_values, read_only_names
@@ -218,25 +217,8 @@ class PDLSIKNode(Node):
 
 
 def main(args=None) -> int:
-    """Entry point: 0 on a clean shutdown, 1 on a bad start-up configuration."""
-    rclpy.init(args=args)
-    try:
-        node = PDLSIKNode()
-    except PDLSIKError as exc:
-        get_logger(NODE_NAME).fatal(f"cannot start: {exc}")
-        rclpy.try_shutdown()
-        return 1
-    executor = MultiThreadedExecutor(num_threads=3)
-    executor.add_node(node)
-    try:
-        executor.spin()
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        executor.shutdown()
-        node.destroy_node()
-        rclpy.try_shutdown()
-    return 0
+    """Entry point of ``pdls_ik_node``: 0 on a clean shutdown, 1 on a bad start-up configuration."""
+    return run_node(PDLSIKNode, NODE_NAME, args, lambda: MultiThreadedExecutor(num_threads=3))
 
 
 if __name__ == "__main__":
