@@ -1,0 +1,68 @@
+"""Write ROS 2 bags (MCAP storage) without ROS, with rosbags.
+
+    with BagWriter("out/demo.mcap") as bag:
+        bag.write("/joint_states", msg, stamp_ns)
+
+Messages are rosbags typestore dataclasses (build them with :mod:`pdls_ik.msgs` and
+:func:`pdls_ik.msgs.rosbags_types`); each topic's type is taken from its first message. The
+result is a rosbag2 folder (``metadata.yaml`` + ``.mcap`` file) that ``ros2 bag play``,
+``ros2 bag info`` and Foxglove open.
+"""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any, Dict, Union
+
+from pdls_ik.errors import InputError
+
+
+class BagWriter:
+    """A rosbag2 writer with MCAP storage over one rosbags typestore.
+
+    Args:
+        path: folder of the bag to create; an existing one is replaced when ``overwrite``.
+        typestore: rosbags typestore of the messages (default: ROS 2 Jazzy).
+        overwrite: remove an existing bag folder at ``path`` first.
+
+    Raises:
+        InputError: ``path`` exists and is not a bag folder (never deleted), or exists
+            and ``overwrite`` is False.
+    """
+
+    def __init__(self, path: Union[str, Path], typestore: Any = None, overwrite: bool = True):
+        from rosbags.rosbag2 import StoragePlugin, Writer
+        from rosbags.typesys import Stores, get_typestore
+
+        self.path = Path(path)
+        if self.path.exists():
+            is_bag = self.path.is_dir() and (self.path / "metadata.yaml").is_file()
+            if not (overwrite and is_bag):
+                raise InputError(f"bag output {self.path}: already exists"
+                                 + ("" if is_bag else " and is not a rosbag2 folder"))
+            shutil.rmtree(self.path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.typestore = typestore if typestore is not None else get_typestore(Stores.ROS2_JAZZY)
+        try:
+            self._writer = Writer(self.path, version=8, storage_plugin=StoragePlugin.MCAP)
+        except TypeError:  # older rosbags without the version keyword
+            self._writer = Writer(self.path, storage_plugin=StoragePlugin.MCAP)
+        self._connections: Dict[str, Any] = {}
+        self.counts: Dict[str, int] = {}
+
+    def __enter__(self) -> "BagWriter":
+        self._writer.open()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._writer.close()
+
+    def write(self, topic: str, msg: Any, stamp_ns: int) -> None:
+        """Append ``msg`` on ``topic`` at receive time ``stamp_ns`` (integer nanoseconds)."""
+        msgtype = msg.__msgtype__
+        conn = self._connections.get(topic)
+        if conn is None:
+            conn = self._connections[topic] = self._writer.add_connection(
+                topic, msgtype, typestore=self.typestore)
+        self._writer.write(conn, int(stamp_ns), self.typestore.serialize_cdr(msg, msgtype))
+        self.counts[topic] = self.counts.get(topic, 0) + 1

@@ -1,0 +1,36 @@
+"""Helpers shared by the ``ik``, ``track`` and ``demo`` subcommands: robot, config, solver."""
+from __future__ import annotations
+
+import argparse
+from typing import Optional
+
+from pdls_ik.config import IKConfig, load_config
+from pdls_ik.errors import ConfigError
+from pdls_ik.ik import IKSolver
+from pdls_ik.model import load_urdf
+from pdls_ik.resources import BUNDLED_ROBOTS, urdf_path
+
+
+def add_robot_arguments(parser: argparse.ArgumentParser, urdf_positional: bool = True) -> None:
+    """URDF (positional or --urdf), --tip, --base, --config."""
+    if urdf_positional:
+        parser.add_argument("urdf", help="URDF file or bundled robot name "
+                                         f"({', '.join(BUNDLED_ROBOTS)})")
+    parser.add_argument("--tip", help="controlled link (default: the bundled robot's tip, "
+                                      "else tip_link of the config)")
+    parser.add_argument("--base", help="frame of the goals (default: the URDF root link)")
+    parser.add_argument("--config", help="YAML parameter file (default: built-in defaults)")
+
+
+def make_solver(urdf: str, tip: Optional[str], base: Optional[str],
+                config_path: Optional[str], **overrides) -> IKSolver:
+    """Load the robot and build an :class:`IKSolver`; errors name the bad input."""
+    robot = load_urdf(urdf_path(urdf))
+    config = load_config(config_path) if config_path else IKConfig()
+    if not tip:
+        key = str(urdf)[:-5] if str(urdf).endswith(".urdf") else str(urdf)
+        tip = config.tip_link or (BUNDLED_ROBOTS[key][1] if key in BUNDLED_ROBOTS else "")
+    if not tip:
+        raise ConfigError("parameter 'tip_link': give --tip LINK (no default for this robot)")
+    overrides = {k: v for k, v in overrides.items() if v is not None}
+    return IKSolver(robot, tip, base or None, config=config, **overrides)

@@ -1,0 +1,169 @@
+"""The tracking run shared by ``pdls-ik demo`` and ``pdls-ik track``: loop, log, summary, bag.
+
+A run calls :meth:`IKSolver.track` at a fixed rate on the goal in force at each cycle time,
+records every cycle, then prints a summary and writes a ROS 2 bag and a plot.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Dict, List, Optional, Tuple
+
+import numpy as np
+from numpy.typing import NDArray
+
+from pdls_ik.diagnostics import status_from_result
+from pdls_ik.ik import IKSolver
+from pdls_ik.trajectory import plan_to
+
+Array = NDArray[np.float64]
+GoalFn = Callable[[float], Tuple[Array, Array]]
+
+
+@dataclass
+class TrackingLog:
+    """Every cycle of a run: times t (K,) [s], goals (K, 7) (x y z qx qy qz qw), q (K, n),
+    errors, success flags, solve times [s], per-level residual norms (K, p), smallest
+    singular values (K,), and the ``IKResult`` of each cycle in ``results``."""
+
+    joint_names: List[str]
+    level_names: List[str]
+    dt: float
+    t: List[float] = field(default_factory=list)
+    goals: List[Array] = field(default_factory=list)
+    q: List[Array] = field(default_factory=list)
+    results: list = field(default_factory=list)
+    q0: Optional[Array] = None
+
+    def arrays(self) -> Dict[str, Array]:
+        """The log as arrays (see the class doc)."""
+        res = self.results
+        return {"t": np.array(self.t), "goals": np.array(self.goals), "q": np.array(self.q),
+                "position_error": np.array([r.position_error for r in res]),
+                "orientation_error": np.array([r.orientation_error for r in res]),
+                "success": np.array([r.success for r in res]),
+                "solve_time": np.array([r.solve_time for r in res]),
+                "residuals": np.array([r.residual_norms or [math.nan] * len(self.level_names)
+                                       for r in res]),
+                "min_sigma": np.array([min(r.min_singular_values) if r.min_singular_values
+                                       else math.nan for r in res])}
+
+
+def run_tracking(solver: IKSolver, goal_at: GoalFn, q0: Array, rate: float, duration: float,
+                 progress: bool = True) -> TrackingLog:
+    """Track ``goal_at(t)`` from ``q0`` (n,) at ``rate`` [Hz] for ``duration`` [s]."""
+    dt = 1.0 / rate
+    cycles = max(int(round(duration * rate)), 1)
+    log = TrackingLog(list(solver.joint_names), list(solver.level_names), dt, q0=q0.copy())
+    q = q0.copy()
+    bar = None
+    if progress:
+        from tqdm import tqdm
+        bar = tqdm(total=cycles, unit="cycle", desc="tracking", leave=False)
+    try:
+        for k in range(1, cycles + 1):
+            t = k * dt
+            position, quat = goal_at(t)
+            res = solver.track((position, quat), q, dt)
+            q = res.q
+            log.t.append(t)
+            log.goals.append(np.concatenate([position, quat]))
+            log.q.append(q.copy())
+            log.results.append(res)
+            if bar is not None:
+                bar.update(1)
+    finally:
+        if bar is not None:
+            bar.close()
+    return log
+
+
+def summarize(log: TrackingLog, solver: IKSolver) -> Dict[str, float]:
+    """Cycles, success rate, solve time p50/p99 [ms], max errors, limit violations, largest
+    joint step [rad] and its ratio to the velocity bound, smallest singular value."""
+    a = log.arrays()
+    q = a["q"]
+    prev = np.vstack([log.q0[None, :], q[:-1]])
+    steps = np.abs(q - prev)
+    steps[:, solver.continuous] = np.abs((steps[:, solver.continuous] + math.pi)
+                                         % (2 * math.pi) - math.pi)
+    vmax = np.asarray(solver.linkage.velocity_limits, float) * solver.config.velocity_scaling
+    bound = np.where(np.isfinite(vmax) & (vmax > 0), vmax * log.dt, np.inf)
+    lo, up = solver.lower, solver.upper
+    return {
+        "cycles": len(log.t),
+        "success_rate": float(np.mean(a["success"])),
+        "solve_time_p50_ms": 1e3 * float(np.percentile(a["solve_time"], 50)),
+        "solve_time_p99_ms": 1e3 * float(np.percentile(a["solve_time"], 99)),
+        "max_position_error_m": float(np.max(a["position_error"])),
+        "max_orientation_error_rad": float(np.max(a["orientation_error"])),
+        "joint_limit_violations": int(np.sum((q < lo) | (q > up))),
+        "largest_joint_step_rad": float(np.max(steps)),
+        "largest_step_over_velocity_bound": float(np.max(steps / bound)),
+        "min_singular_value": float(np.nanmin(a["min_sigma"])),
+        "closest_to_limit_rad": float(np.min(np.minimum(q - lo, up - q))),
+    }
+
+
+def print_summary(summary: Dict[str, float], out=None) -> None:
+    """Readable lines of :func:`summarize`."""
+    s = summary
+    lines = [
+        f"cycles:                  {s['cycles']}",
+        f"success rate:            {100 * s['success_rate']:.1f} %",
+        f"solve time per cycle:    p50 {s['solve_time_p50_ms']:.2f} ms, "
+        f"p99 {s['solve_time_p99_ms']:.2f} ms",
+        f"max position error:      {s['max_position_error_m']:.3g} m",
+        f"max orientation error:   {s['max_orientation_error_rad']:.3g} rad",
+        f"joint-limit violations:  {s['joint_limit_violations']}",
+        f"largest joint step:      {s['largest_joint_step_rad']:.4f} rad "
+        f"({100 * s['largest_step_over_velocity_bound']:.0f} % of velocity limit x dt)",
+        f"closest to a limit:      {s['closest_to_limit_rad']:.4f} rad",
+        f"smallest singular value: {s['min_singular_value']:.3g}",
+    ]
+    print("\n".join(lines), file=out)
+
+
+def write_bag(log: TrackingLog, solver: IKSolver, path: Path, start_ns: int) -> Dict[str, int]:
+    """Write /goal_pose, /joint_states, /joint_trajectory and /diagnostics to an MCAP bag.
+
+    Stamps: cycle k at ``start_ns + t_k``, in headers and as receive times. Joint states list
+    the mimic joints too (value from their master). Returns the message count per topic.
+    """
+    from rosbags.typesys import Stores, get_typestore
+
+    from pdls_ik import msgs
+    from pdls_ik.bag import BagWriter
+
+    typestore = get_typestore(Stores.ROS2_JAZZY)
+    types = msgs.rosbags_types(typestore)
+    linkage, cfg = solver.linkage, solver.config
+    mimic = [j for j in linkage.joints if getattr(j, "mimic", None)]
+    names = list(log.joint_names) + [j.name for j in mimic]
+    horizon = max(cfg.trajectory_horizon, log.dt)
+    max_acc = cfg.max_acceleration * cfg.acceleration_scaling or None
+    prev = log.q0
+    with BagWriter(path, typestore) as bag:
+        for t, goal, q, res in zip(log.t, log.goals, log.q, log.results):
+            stamp = start_ns + int(round(t * 1e9))
+            sec = stamp * 1e-9
+            bag.write("/goal_pose", msgs.pose_stamped(types, (goal[:3], goal[3:]),
+                                                      solver.base_link, sec), stamp)
+            vel = (q - prev) / log.dt
+            pos_all = np.concatenate([q, [j.multiplier * q[j.index] + j.offset for j in mimic]])
+            vel_all = np.concatenate([vel, [j.multiplier * vel[j.index] for j in mimic]])
+            bag.write("/joint_states", msgs.joint_state(types, names, pos_all, vel_all,
+                                                        stamp=sec), stamp)
+            traj = plan_to(linkage, prev, q, cfg.velocity_scaling, max_acc, horizon)
+            bag.write("/joint_trajectory", msgs.joint_trajectory(types, traj, sec), stamp)
+            status = status_from_result(res, name="pdls_ik", hardware_id=linkage.name)
+            bag.write("/diagnostics", msgs.diagnostic_array(types, [status], sec), stamp)
+            prev = q
+        return dict(bag.counts)
+
+
+def wall_start_ns() -> int:
+    """Current wall-clock time in integer nanoseconds (start stamp of a bag)."""
+    return time.time_ns()

@@ -1,0 +1,62 @@
+"""Plot of a tracking run (matplotlib, Agg backend: no display needed).
+
+Three panels sharing the time axis: joint positions normalized to their limits (0 = lower,
+1 = upper; unbounded joints scaled to [-π, π]), the residual norm of each priority level with the
+position and orientation errors (log scale), and the solve time per cycle.
+"""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Dict, Sequence, Union
+
+import numpy as np
+
+
+def plot_tracking(arrays: Dict[str, np.ndarray], joint_names: Sequence[str],
+                  level_names: Sequence[str], lower: np.ndarray, upper: np.ndarray,
+                  path: Union[str, Path], title: str = "pdls_ik tracking") -> Path:
+    """Write the PNG of a tracking log (see :meth:`pdls_ik.cli.tracking.TrackingLog.arrays`).
+
+    Returns the path written; its folder is created.
+    """
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    t, q = arrays["t"], arrays["q"]
+    lo = np.where(np.isfinite(lower), lower, -math.pi)
+    up = np.where(np.isfinite(upper), upper, math.pi)
+    span = np.where(up > lo, up - lo, 1.0)
+    fig, axes = plt.subplots(3, 1, figsize=(10, 9), sharex=True)
+    ax = axes[0]
+    for i, name in enumerate(joint_names):
+        ax.plot(t, (q[:, i] - lo[i]) / span[i], label=name, lw=1.2)
+    ax.axhline(0.0, color="k", lw=0.8, ls="--")
+    ax.axhline(1.0, color="k", lw=0.8, ls="--")
+    ax.set_ylim(-0.05, 1.05)
+    ax.set_ylabel("joint position\n(0 = lower, 1 = upper limit)")
+    ax.legend(fontsize=7, ncol=4, loc="upper right")
+    ax.set_title(title)
+
+    ax = axes[1]
+    floor = 1e-12
+    for k, name in enumerate(level_names):
+        ax.semilogy(t, np.maximum(arrays["residuals"][:, k], floor), label=f"level {k}: {name}")
+    ax.semilogy(t, np.maximum(arrays["position_error"], floor), ls=":",
+                label="position error [m]")
+    ax.semilogy(t, np.maximum(arrays["orientation_error"], floor), ls=":",
+                label="orientation error [rad]")
+    ax.set_ylabel("task error per level")
+    ax.legend(fontsize=7, loc="upper right")
+
+    ax = axes[2]
+    ax.plot(t, 1e3 * arrays["solve_time"], lw=0.8)
+    ax.set_ylabel("solve time [ms]")
+    ax.set_xlabel("time [s]")
+    fig.tight_layout()
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
