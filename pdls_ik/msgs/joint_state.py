@@ -8,7 +8,7 @@ joints of the robot, grippers), model joints absent from the message are reporte
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import Any, List, Optional, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
@@ -128,7 +128,3 @@ def joint_state_to_q(msg: Any, joint_names: Sequence[str],
                              f"{len(names)} names (must be 0 or {len(names)})")
     return match_joint_positions(names, list(msg.position), joint_names, fallback, field_name)
 
-
-def joint_state_arrays(msg: Any) -> Tuple[List[str], NDArray[np.float64]]:
-    """(names, positions (k,)) of a JointState message, as plain Python/NumPy values."""
-    return [str(n) for n in msg.name], np.asarray(list(msg.position), dtype=float)
