@@ -47,8 +47,13 @@ class TrackingLog:
                 "solve_time": np.array([r.solve_time for r in res]),
                 "residuals": np.array([r.residual_norms or [math.nan] * len(self.level_names)
                                        for r in res]),
-                "min_sigma": np.array([min(r.min_singular_values) if r.min_singular_values
-                                       else math.nan for r in res])}
+                "min_sigma": np.array([_smallest_positive(r.min_singular_values) for r in res])}
+
+
+def _smallest_positive(values) -> float:
+    """Smallest positive singular value of a cycle (rank-0 levels report 0), NaN if none."""
+    positive = [float(v) for v in (values if values is not None else []) if v > 0.0]
+    return min(positive) if positive else math.nan
 
 
 def run_tracking(solver: IKSolver, goal_at: GoalFn, q0: Array, rate: float, duration: float,
@@ -102,7 +107,7 @@ def summarize(log: TrackingLog, solver: IKSolver) -> Dict[str, float]:
         "joint_limit_violations": int(np.sum((q < lo) | (q > up))),
         "largest_joint_step_rad": float(np.max(steps)),
         "largest_step_over_velocity_bound": float(np.max(steps / bound)),
-        "min_singular_value": float(np.nanmin(a["min_sigma"])),
+        "min_singular_value": _smallest_positive(a["min_sigma"][np.isfinite(a["min_sigma"])]),
         "closest_to_limit_rad": float(np.min(np.minimum(q - lo, up - q))),
     }
 
@@ -148,7 +153,7 @@ def write_bag(log: TrackingLog, solver: IKSolver, path: Path, start_ns: int) -> 
     with BagWriter(path, typestore) as bag:
         for t, goal, q, res in zip(log.t, log.goals, log.q, log.results):
             stamp = start_ns + int(round(t * 1e9))
-            sec = stamp * 1e-9
+            sec = msgs.time_msg_from_ns(types, stamp)     # exact, no float rounding
             bag.write("/goal_pose", msgs.pose_stamped(types, (goal[:3], goal[3:]),
                                                       solver.base_link, sec), stamp)
             vel = (q - prev) / log.dt
