@@ -166,11 +166,13 @@ def _active_rows(k, name, e, J, comp):
     return e[active], J[active], (e[rest], J[rest], comp[rest])
 
 
-def check_vector(name: str, v, n: int, *, allow_inf: bool = False) -> NDArray[np.float64]:
-    """v as a float array (n,), or InputError naming ``name`` and the offending variable."""
+def check_vector(name: str, v, n: Optional[int], *, allow_inf: bool = False
+                 ) -> NDArray[np.float64]:
+    """v as a float array (n,) (any length when n is None), or InputError naming ``name`` and
+    the offending variable."""
     a = np.asarray(v, dtype=float)
-    if a.shape != (n,):
-        raise InputError(f"{name}: expected shape ({n},), got {a.shape}")
+    if a.ndim != 1 or (n is not None and a.size != n):
+        raise InputError(f"{name}: expected shape ({'n' if n is None else n},), got {a.shape}")
     if allow_inf or not math.isfinite(float(a.sum())):
         bad = np.isnan(a) if allow_inf else ~np.isfinite(a)
         if bad.any():

@@ -14,7 +14,6 @@ import time
 from typing import Callable, List, Optional, Union
 
 import numpy as np
-from numpy.typing import NDArray
 
 from pdls_ik.errors import InputError
 from pdls_ik.pdls.levels import PreparedLevels, check_limits, check_vector
@@ -70,11 +69,8 @@ def solve(problem: Union[PDLSProblem, Callable], theta0, lower=None, upper=None,
     opts = _DEFAULT_OPTIONS if options is None else options
     t_start = time.perf_counter()
     hooks = _Hooks(problem)
-    theta = np.array(theta0, dtype=float)
-    if theta.ndim != 1:
-        raise InputError(f"theta0: expected shape (n,), got {theta.shape}")
+    theta = check_vector("theta0", theta0, None).copy()
     n = theta.size
-    theta = check_vector("theta0", theta, n)
     lo, up = check_limits(lower, upper, n) if opts.respect_limits else (None, None)
     start_clamped = np.zeros(0, dtype=np.int64)
     if lo is not None:

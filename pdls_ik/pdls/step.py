@@ -28,7 +28,6 @@ from typing import List, Optional, Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-from pdls_ik.errors import InputError
 from pdls_ik.pdls.levels import (GREATER_EQUAL, LESS_EQUAL, LevelLike, PreparedLevels,
                                  check_limits, check_vector, residual_norm)
 from pdls_ik.pdls.options import PDLSOptions, level_value
@@ -95,11 +94,8 @@ def step(levels: Sequence[LevelLike], theta, lower=None, upper=None, posture=Non
         ConfigError: ``options.free_variables`` does not fit n.
     """
     opts = _DEFAULT_OPTIONS if options is None else options
-    theta = np.asarray(theta, dtype=float)
-    if theta.ndim != 1:
-        raise InputError(f"theta: expected shape (n,), got {theta.shape}")
+    theta = check_vector("theta", theta, None)
     n = theta.size
-    theta = check_vector("theta", theta, n)
     lo, up = check_limits(lower, upper, n) if opts.respect_limits else (None, None)
     prepared = PreparedLevels(levels, n, opts.clamp_residual_by_component)
     if posture is not None:
