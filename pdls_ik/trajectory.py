@@ -170,3 +170,28 @@ def plan_to(linkage, q_from: Sequence[float], q_to: Sequence[float],
     points[-1].positions = np.where(linkage.continuous, q0 + delta, q1)
     points[-1].velocities = np.zeros(n)
     return Trajectory(names, points)
+
+
+def with_mimic_joints(linkage, trajectory: Trajectory) -> Trajectory:
+    """The trajectory with the linkage's mimic joints appended (after the active joints).
+
+    A mimic joint follows its master: position ``m · q_master + offset``, velocity and
+    acceleration ``m ·`` those of the master (URDF ``<mimic multiplier offset>``). Robot state
+    publishers and recorders expect every joint of the description; controllers of the active
+    joints ignore extra names only if configured to, so use this for joint states and logs.
+    """
+    mimic = [j for j in getattr(linkage, "joints", []) if getattr(j, "mimic", None)]
+    if not mimic:
+        return trajectory
+    idx = np.array([j.index for j in mimic], dtype=int)
+    mult = np.array([j.multiplier for j in mimic], dtype=float)
+    offset = np.array([j.offset for j in mimic], dtype=float)
+    points = []
+    for p in trajectory.points:
+        acc = None if p.accelerations is None else \
+            np.concatenate([p.accelerations, mult * p.accelerations[idx]])
+        points.append(TrajectoryPoint(np.concatenate([p.positions, mult * p.positions[idx]
+                                                      + offset]),
+                                      np.concatenate([p.velocities, mult * p.velocities[idx]]),
+                                      acc, p.time_from_start))
+    return Trajectory(list(trajectory.joint_names) + [j.name for j in mimic], points)

@@ -193,3 +193,34 @@ def test_c17_stretched_arm_singularity(case_dir):
     assert step.success
     np.testing.assert_allclose(step.q, [-0.043713, 0.089428], atol=1e-4)
     assert np.abs(step.q - near.q).max() < 0.01
+
+
+def test_c06_trajectory_and_joint_states_list_mimic_joints(case_dir, tmp_path):
+    from rosbags.highlevel import AnyReader
+    from rosbags.typesys import Stores, get_typestore
+
+    from pdls_ik.cli.tracking import run_tracking, write_bag
+    from pdls_ik.trajectory import with_mimic_joints
+
+    robot = load_urdf(case_dir("C06") / "mimic_arm.urdf")
+    traj = with_mimic_joints(robot, plan_to(robot, [0.0], [0.6]))
+    assert traj.joint_names == ["j1", "j2"]
+    for p in traj.points:
+        assert p.positions[1] == pytest.approx(0.5 * p.positions[0] + 0.1, abs=1e-9)
+        assert p.velocities[1] == pytest.approx(0.5 * p.velocities[0], abs=1e-9)
+    solver = IKSolver(robot, "tip", position_only=True)
+    log = run_tracking(solver, lambda t: (np.array([0.682819, 0.703057, 0.0]),
+                                          np.array([0, 0, 0, 1.0])),
+                       np.array([0.0]), 50.0, 1.0, progress=False)
+    assert log.results[-1].success and log.q[-1][0] == pytest.approx(0.6, abs=1e-4)
+    write_bag(log, solver, tmp_path / "bag", 10**18)
+    with AnyReader([tmp_path / "bag"], default_typestore=get_typestore(Stores.ROS2_JAZZY)) as r:
+        for conn, _, raw in r.messages():
+            msg = r.deserialize(raw, conn.msgtype)
+            if conn.topic == "/joint_states":
+                assert list(msg.name) == ["j1", "j2"]
+                assert msg.position[1] == pytest.approx(0.5 * msg.position[0] + 0.1, abs=1e-9)
+            if conn.topic == "/joint_trajectory":
+                assert list(msg.joint_names) == ["j1", "j2"]
+                for p in msg.points:
+                    assert p.positions[1] == pytest.approx(0.5 * p.positions[0] + 0.1, abs=1e-9)

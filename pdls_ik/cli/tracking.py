@@ -16,7 +16,7 @@ from numpy.typing import NDArray
 
 from pdls_ik.diagnostics import status_from_result
 from pdls_ik.ik import IKSolver
-from pdls_ik.trajectory import plan_to
+from pdls_ik.trajectory import plan_to, with_mimic_joints
 
 Array = NDArray[np.float64]
 GoalFn = Callable[[float], Tuple[Array, Array]]
@@ -134,8 +134,9 @@ def print_summary(summary: Dict[str, float], out=None) -> None:
 def write_bag(log: TrackingLog, solver: IKSolver, path: Path, start_ns: int) -> Dict[str, int]:
     """Write /goal_pose, /joint_states, /joint_trajectory and /diagnostics to an MCAP bag.
 
-    Stamps: cycle k at ``start_ns + t_k``, in headers and as receive times. Joint states list
-    the mimic joints too (value from their master). Returns the message count per topic.
+    Stamps: cycle k at ``start_ns + t_k``, in headers and as receive times. Joint states and
+    trajectories list the mimic joints too (value from their master). Returns the message
+    count per topic.
     """
     from rosbags.typesys import Stores, get_typestore
 
@@ -161,7 +162,8 @@ def write_bag(log: TrackingLog, solver: IKSolver, path: Path, start_ns: int) -> 
             vel_all = np.concatenate([vel, [j.multiplier * vel[j.index] for j in mimic]])
             bag.write("/joint_states", msgs.joint_state(types, names, pos_all, vel_all,
                                                         stamp=sec), stamp)
-            traj = plan_to(linkage, prev, q, cfg.velocity_scaling, max_acc, horizon)
+            traj = with_mimic_joints(linkage, plan_to(linkage, prev, q, cfg.velocity_scaling,
+                                                      max_acc, horizon))
             bag.write("/joint_trajectory", msgs.joint_trajectory(types, traj, sec), stamp)
             status = status_from_result(res, name="pdls_ik", hardware_id=linkage.name)
             bag.write("/diagnostics", msgs.diagnostic_array(types, [status], sec), stamp)
