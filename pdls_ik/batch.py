@@ -1,0 +1,343 @@
+"""Many IK problems in one call: :func:`solve_batch`, damped least squares vectorized over N goals.
+
+Every problem asks for a configuration q (n,) whose tip pose meets a goal (4, 4) in the base
+frame, from its own seed. The N problems share the work of each iteration: the joint transforms
+of all problems come from one batched product, the prefix products and Jacobians from stacked
+(N, ·, ·) arrays, and the damped least-squares steps from one stacked 6 × 6 solve:
+
+    e   = [p* − p(q);  log(R* R(q)ᵀ)]                       (6,)  pose residual, base frame
+    μ   = damping · ½‖e‖² + min_damping                     error-based damping (Chan & Lawrence
+    Δq  = Jᵀ (J Jᵀ + μ I₆)⁻¹ e                              1988; Sugihara 2011, IEEE T-RO 27(5))
+
+The dual 6 × 6 form equals the Levenberg–Marquardt step (JᵀJ + μ I)⁻¹ Jᵀ e. Joint limits are
+hard: a variable the step would push out of [lower, upper] is held at the limit it reaches, its
+column removed and the step recomputed with that motion compensated (one pass of the PDLS
+limiting loop, Baerlocher & Boulic 2004, §4); θ is then clipped into the limits. A problem whose
+local solve does not converge within ``max_iterations`` (or stops improving) restarts from a
+random in-limit seed, up to ``max_restarts`` times, as :meth:`pdls_ik.IKSolver.solve` does.
+
+Success is decided exactly as by :class:`pdls_ik.IKSolver`: the forward kinematics of the returned
+q (continuous joints wrapped into [-π, π), clipped into limits) is within ``position_tolerance``
+[m] and ``orientation_tolerance`` [rad] of the goal.
+
+Backends: ``"numpy"`` (the reference, vectorized over problems) and ``"numba"`` (the same
+iteration compiled per problem by :mod:`pdls_ik._accel`, used when numba is importable).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+from numpy.typing import NDArray
+
+from pdls_ik.errors import InputError, LinkError
+from pdls_ik.trajectory import wrap_angle
+
+Array = NDArray[np.float64]
+#: a local solve restarts when ½‖e‖² fell by less than this factor over STALL_WINDOW iterations
+STALL_WINDOW, STALL_RATIO = 5, 0.9
+
+
+@dataclass
+class BatchResult:
+    """Outcome of :func:`solve_batch` for N problems.
+
+    Attributes:
+        q: (N, n) joint positions [rad, m] within limits, continuous joints wrapped.
+        success: (N,) goal met within both tolerances (checked by forward kinematics).
+        position_error: (N,) [m]; orientation_error: (N,) [rad], at ``q``.
+        iterations: (N,) iterations over all attempts; restarts: (N,) random restarts used.
+        backend: "numpy" or "numba".
+    """
+
+    q: Array
+    success: NDArray[np.bool_]
+    position_error: Array
+    orientation_error: Array
+    iterations: NDArray[np.int64]
+    restarts: NDArray[np.int64]
+    backend: str
+
+
+class ChainArrays:
+    """The arrays of one base → tip chain that the batched kernels read.
+
+    Attributes:
+        basis: (m, 4, 16) Rodrigues basis of the joint transforms (see ``JointMotions``).
+        qidx: (m,) index of each joint's variable in q extended by a trailing 0 (index n).
+        multiplier, offset: (m,) mimic coupling θ_k = μ_k q[qidx_k] + o_k.
+        start: (4, 4) constant pose of the chain's first frame in the base frame.
+        end: (4, 4) constant transform from the last joint's frame to the tip.
+        axis: (m, 3) joint axes in their own frames; revolute: (m,) bool.
+        select: (m, n) Jacobian column map J = cols @ select (mimic columns summed).
+        lower, upper: (n,) limits; sample_lo, sample_hi: (n,) seed sampling range (±π where a
+            limit is infinite); free: (n,) variables that move the tip.
+    """
+
+    def __init__(self, linkage, tip: str, base: Optional[str] = None):
+        base = linkage.base_link if base is None else base
+        chain = linkage.chain(tip, base)
+        if chain.passive:
+            raise LinkError(tip, f"a floating/planar joint lies between '{base}' and '{tip}'")
+        if not chain.base_is_lca and chain.base_motions is not None:
+            raise LinkError(base, f"solve_batch needs a base above the tip '{tip}' (or joined "
+                                  "to it by fixed joints only); the path crosses moving joints "
+                                  "upward")
+        motions = chain.tip_motions
+        if motions.m == 0:
+            raise LinkError(tip, f"no movable joints between base '{base}' and tip '{tip}'")
+        self.n, self.m = linkage.n, motions.m
+        self.basis = np.ascontiguousarray(motions.basis.reshape(self.m, 4, 16))
+        self.qidx = motions.qidx.astype(np.int64)
+        self.multiplier, self.offset = motions.multiplier.copy(), motions.offset.copy()
+        self.start = np.eye(4) if chain.base_is_lca else _inverse(chain.end_base)
+        self.end = chain.end_tip.copy()
+        self.axis = np.ascontiguousarray(chain.axis[:self.m])
+        self.revolute = chain.revolute[:self.m].copy()
+        self.select = np.ascontiguousarray(chain.select[:self.m])
+        self.lower = np.asarray(linkage.lower, dtype=float)
+        self.upper = np.asarray(linkage.upper, dtype=float)
+        self.continuous = np.asarray(linkage.continuous, dtype=bool)
+        self.sample_lo = np.where(np.isfinite(self.lower), self.lower, -math.pi)
+        self.sample_hi = np.where(np.isfinite(self.upper), self.upper, math.pi)
+        self.free = np.any(self.select != 0.0, axis=0)
+
+    def pose_and_jacobian(self, q: Array):
+        """Stacked tip poses T (N, 4, 4) and Jacobians J (N, 6, n) in the base frame, q (N, n)."""
+        N = q.shape[0]
+        q_ext = np.concatenate((q, np.zeros((N, 1))), axis=1)
+        theta = q_ext[:, self.qidx] * self.multiplier + self.offset
+        coef = np.empty((N, self.m, 4))
+        coef[:, :, 0] = 1.0
+        np.sin(theta, out=coef[:, :, 1])
+        coef[:, :, 2] = 1.0 - np.cos(theta)
+        coef[:, :, 3] = theta
+        A = np.einsum("Nmk,mkl->Nml", coef, self.basis).reshape(N, self.m, 4, 4)
+        P = np.empty((N, self.m, 4, 4))
+        P[:, 0] = self.start @ A[:, 0]
+        for k in range(1, self.m):
+            np.matmul(P[:, k - 1], A[:, k], out=P[:, k])
+        T = P[:, -1] @ self.end
+        axes = np.einsum("Nmij,mj->Nmi", P[:, :, :3, :3], self.axis)
+        d = T[:, None, :3, 3] - P[:, :, :3, 3]
+        cols = np.empty((N, self.m, 6))
+        cols[:, :, :3] = np.where(self.revolute[None, :, None], np.cross(axes, d), axes)
+        cols[:, :, 3:] = axes * self.revolute[None, :, None]
+        J = np.einsum("Nmr,mn->Nrn", cols, self.select)
+        return T, J
+
+
+def _inverse(T: Array) -> Array:
+    inv = np.eye(4)
+    inv[:3, :3] = T[:3, :3].T
+    inv[:3, 3] = -T[:3, :3].T @ T[:3, 3]
+    return inv
+
+
+def pose_residuals(T: Array, targets: Array) -> Array:
+    """Residuals (N, 6): position p* − p [m] then rotation vector log(R* Rᵀ) [rad], base frame.
+
+    Closed-form SO(3) logarithm; near an angle of π the axis comes from the symmetric part.
+    """
+    e = np.empty((T.shape[0], 6))
+    e[:, :3] = targets[:, :3, 3] - T[:, :3, 3]
+    R = targets[:, :3, :3] @ np.swapaxes(T[:, :3, :3], 1, 2)
+    s = 0.5 * np.stack((R[:, 2, 1] - R[:, 1, 2], R[:, 0, 2] - R[:, 2, 0],
+                        R[:, 1, 0] - R[:, 0, 1]), axis=1)
+    c = 0.5 * (np.trace(R, axis1=1, axis2=2) - 1.0)
+    sn = np.sqrt(np.einsum("Ni,Ni->N", s, s))
+    angle = np.arctan2(sn, c)
+    k = np.where(sn > 1e-12, angle / np.maximum(sn, 1e-300), 1.0)
+    e[:, 3:] = s * k[:, None]
+    near_pi = (c < 0.0) & (sn < 1e-3)
+    if near_pi.any():
+        from scipy.spatial.transform import Rotation
+        e[near_pi, 3:] = Rotation.from_matrix(R[near_pi]).as_rotvec()
+    return e
+
+
+def _errors(e: Array):
+    return (np.sqrt(np.einsum("Ni,Ni->N", e[:, :3], e[:, :3])),
+            np.sqrt(np.einsum("Ni,Ni->N", e[:, 3:], e[:, 3:])))
+
+
+def _step(J: Array, e: Array, q: Array, lower: Array, upper: Array, damping: float,
+          min_damping: float) -> Array:
+    """Damped least-squares steps (N, n) with one limiting pass (module docstring)."""
+    mu = damping * 0.5 * np.einsum("Ni,Ni->N", e, e) + min_damping
+    eye = np.eye(6)
+    dq = dls_rows(J, e, mu, eye)
+    new = q + dq
+    over, under = new > upper, new < lower
+    hit = over | under
+    rows = hit.any(axis=1)
+    if rows.any():
+        fixed = np.where(over, upper - q, np.where(under, lower - q, 0.0))[rows]
+        Jr = J[rows] * ~hit[rows][:, None, :]
+        er = e[rows] - np.einsum("Nrn,Nn->Nr", J[rows], fixed)
+        dq[rows] = fixed + dls_rows(Jr, er, mu[rows], eye) * ~hit[rows]
+    return dq
+
+
+def dls_rows(J: Array, e: Array, mu: Array, eye: Array) -> Array:
+    """Jᵀ (J Jᵀ + μ I)⁻¹ e for stacked J (N, 6, n), e (N, 6), μ (N,)."""
+    A = J @ np.swapaxes(J, 1, 2) + mu[:, None, None] * eye
+    return np.einsum("Nrn,Nr->Nn", J, np.linalg.solve(A, e[:, :, None])[:, :, 0])
+
+
+def _solve_numpy(ch: ChainArrays, targets, q, tol_p, tol_o, max_iterations, max_restarts,
+                 damping, min_damping, rng):
+    N = q.shape[0]
+    iterations = np.zeros(N, dtype=np.int64)
+    restarts = np.zeros(N, dtype=np.int64)
+    local = np.zeros(N, dtype=np.int64)
+    history = np.full((N, STALL_WINDOW), np.inf)
+    active = np.arange(N)
+    while active.size:
+        qa = q[active]
+        T, J = ch.pose_and_jacobian(qa)
+        e = pose_residuals(T, targets[active])
+        pos, ori = _errors(e)
+        done = (pos <= tol_p) & (ori <= tol_o)
+        merit = 0.5 * np.einsum("Ni,Ni->N", e, e)
+        slot = local[active] % STALL_WINDOW
+        stalled = (local[active] >= STALL_WINDOW) & \
+            (merit > STALL_RATIO * history[active, slot])
+        history[active, slot] = merit
+        restart = ~done & (stalled | (local[active] >= max_iterations))
+        out = restart & (restarts[active] >= max_restarts)
+        done |= out
+        restart &= ~out
+        if restart.any():
+            idx = active[restart]
+            fresh = rng.uniform(ch.sample_lo, ch.sample_hi, size=(idx.size, ch.n))
+            q[idx] = np.where(ch.free, fresh, q[idx])
+            restarts[idx] += 1
+            local[idx] = 0
+            history[idx] = np.inf
+        move = ~done & ~restart
+        if move.any():
+            idx = active[move]
+            dq = _step(J[move], e[move], qa[move], ch.lower, ch.upper, damping, min_damping)
+            q[idx] = np.clip(qa[move] + dq, ch.lower, ch.upper)
+            iterations[idx] += 1
+            local[idx] += 1
+        active = active[~done]
+    return q, iterations, restarts
+
+
+def check_solutions(ch: ChainArrays, q: Array, targets: Array):
+    """Wrap continuous joints, clip into limits, and measure the errors by forward kinematics.
+
+    Returns (q (N, n), position_error (N,) [m], orientation_error (N,) [rad]).
+    """
+    q = q.copy()
+    q[:, ch.continuous] = wrap_angle(q[:, ch.continuous])
+    q = np.clip(q, ch.lower, ch.upper)
+    T, _ = ch.pose_and_jacobian(q)
+    pos, ori = _errors(pose_residuals(T, targets))
+    return q, pos, ori
+
+
+def solve_batch(linkage, tip: str, targets, seeds=None, base: Optional[str] = None,
+                **options) -> BatchResult:
+    """Solve N pose-IK problems of one chain together (see the module docstring).
+
+    Args:
+        linkage: the robot model (:func:`pdls_ik.load_urdf`).
+        tip: controlled link; base: frame of the goals (default the linkage's base link), an
+            ancestor of the tip or joined to it by fixed joints only.
+        targets: (N, 4, 4) goal poses of the tip in the base frame [m].
+        seeds: (N, n) start configurations (clipped into the limits), or None for the middle of
+            the limits (0 for continuous joints).
+        **options: the keyword arguments of :class:`BatchSolver`.
+
+    Returns:
+        :class:`BatchResult`.
+
+    Raises:
+        InputError: bad shapes, non-finite values, unknown backend or bad numbers.
+        LinkError: unknown links, or a path the batch kernels do not cover.
+    """
+    return BatchSolver(linkage, tip, base, **options).solve(targets, seeds)
+
+
+class BatchSolver:
+    """:func:`solve_batch` with the chain prepared once, for repeated calls.
+
+    Args:
+        linkage, tip, base: as :func:`solve_batch`.
+        position_tolerance [m], orientation_tolerance [rad]: success thresholds (as IKSolver).
+        max_iterations: iterations of one local solve before a random restart.
+        max_restarts: random restarts per problem.
+        damping, min_damping: μ = damping · ½‖e‖² + min_damping [residual units²].
+        random_seed: seed of the restart generator (reproducible results).
+        backend: "numpy", "numba", or "auto" (numba when importable, else numpy).
+    """
+
+    def __init__(self, linkage, tip: str, base: Optional[str] = None, *,
+                 position_tolerance: float = 1e-5, orientation_tolerance: float = 1e-4,
+                 max_iterations: int = 30, max_restarts: int = 100, damping: float = 0.1,
+                 min_damping: float = 1e-9, random_seed: int = 0, backend: str = "auto"):
+        self.chain = ChainArrays(linkage, tip, base)
+        self.joint_names = list(linkage.joint_names)
+        for name, value in (("position_tolerance", position_tolerance),
+                            ("orientation_tolerance", orientation_tolerance),
+                            ("damping", damping), ("min_damping", min_damping)):
+            if not (math.isfinite(value) and value >= 0.0):
+                raise InputError(f"{name}: {value!r} must be a finite number >= 0")
+        if int(max_iterations) < 1 or int(max_restarts) < 0:
+            raise InputError(f"max_iterations ({max_iterations}) must be >= 1 and max_restarts "
+                             f"({max_restarts}) >= 0")
+        if backend == "auto":
+            from pdls_ik._accel import available
+            backend = "numba" if available() else "numpy"
+        if backend not in ("numpy", "numba"):
+            raise InputError(f"backend: '{backend}' is not one of auto, numpy, numba")
+        self.backend = backend
+        self.tolerances = (float(position_tolerance), float(orientation_tolerance))
+        self.budget = (int(max_iterations), int(max_restarts))
+        self.damping = (float(damping), float(min_damping))
+        self.random_seed = int(random_seed)
+
+    def _start(self, seeds, N: int) -> Array:
+        ch = self.chain
+        if seeds is None:
+            mid = np.where(np.isfinite(ch.lower) & np.isfinite(ch.upper),
+                           0.5 * (ch.sample_lo + ch.sample_hi), 0.0)
+            return np.tile(mid, (N, 1))
+        q = np.array(seeds, dtype=float)
+        if q.shape != (N, ch.n):
+            raise InputError(f"seeds: expected shape ({N}, {ch.n}) (one row per target, "
+                             f"joints {', '.join(self.joint_names)}), got {q.shape}")
+        if not np.isfinite(q).all():
+            raise InputError(f"seeds: row {int(np.argwhere(~np.isfinite(q))[0, 0])} has a "
+                             "non-finite value")
+        return np.clip(q, ch.lower, ch.upper)
+
+    def solve(self, targets, seeds=None) -> BatchResult:
+        """Solve the problems of targets (N, 4, 4) from seeds (N, n) or the middle of the limits.
+
+        Raises:
+            InputError: bad shapes or non-finite values, naming the problem row.
+        """
+        ch = self.chain
+        T = np.asarray(targets, dtype=float)
+        if T.ndim != 3 or T.shape[1:] != (4, 4):
+            raise InputError(f"targets: expected shape (N, 4, 4), got {T.shape}")
+        if not np.isfinite(T).all():
+            raise InputError(f"targets: problem {int(np.argwhere(~np.isfinite(T))[0, 0])} has "
+                             "a non-finite value")
+        q = self._start(seeds, T.shape[0])
+        args = self.tolerances + self.budget + self.damping
+        if self.backend == "numba":
+            from pdls_ik._accel.dls import solve_many
+            q, iterations, restarts = solve_many(ch, T, q, *args, self.random_seed)
+        else:
+            q, iterations, restarts = _solve_numpy(ch, T, q, *args,
+                                                   np.random.default_rng(self.random_seed))
+        q, pos, ori = check_solutions(ch, q, T)
+        success = (pos <= self.tolerances[0]) & (ori <= self.tolerances[1])
+        return BatchResult(q, success, pos, ori, iterations, restarts, self.backend)
