@@ -334,10 +334,10 @@ class BatchSolver:
         args = self.tolerances + self.budget + self.damping
         if self.backend == "numba":
             from pdls_ik._accel.dls import solve_many
-            q, iterations, restarts = solve_many(ch, T, q, *args, self.random_seed)
+            q, iterations, restarts, pos, ori = solve_many(ch, T, q, *args, self.random_seed)
         else:
             q, iterations, restarts = _solve_numpy(ch, T, q, *args,
                                                    np.random.default_rng(self.random_seed))
-        q, pos, ori = check_solutions(ch, q, T)
+            q, pos, ori = check_solutions(ch, q, T)
         success = (pos <= self.tolerances[0]) & (ori <= self.tolerances[1])
         return BatchResult(q, success, pos, ori, iterations, restarts, self.backend)

@@ -205,29 +205,43 @@ def _solve_one(q, target, basis, qidx, mult, offset, start, end, axis, revolute,
 
 @numba.njit(cache=True)
 def _solve_all(targets, Q, basis, qidx, mult, offset, start, end, axis, revolute, select, lower,
-               upper, sample_lo, sample_hi, free, tol_p, tol_o, max_iterations, max_restarts,
-               damping, min_damping, random_seed, iterations, restarts):
+               upper, sample_lo, sample_hi, free, continuous, tol_p, tol_o, max_iterations,
+               max_restarts, damping, min_damping, random_seed, iterations, restarts, errors):
+    n = Q.shape[1]
+    T, P, J, e = np.empty((4, 4)), np.empty((4, 4)), np.empty((6, n)), np.empty(6)
     for i in range(Q.shape[0]):
         np.random.seed(random_seed + i)
-        it, rs = _solve_one(Q[i], targets[i], basis, qidx, mult, offset, start, end, axis,
+        q = Q[i]
+        it, rs = _solve_one(q, targets[i], basis, qidx, mult, offset, start, end, axis,
                             revolute, select, lower, upper, sample_lo, sample_hi, free, tol_p,
                             tol_o, max_iterations, max_restarts, damping, min_damping)
         iterations[i], restarts[i] = it, rs
+        # the returned q as pdls_ik.batch.check_solutions makes it: wrapped, clipped, measured
+        for j in range(n):
+            if continuous[j]:
+                q[j] = (q[j] + math.pi) % (2.0 * math.pi) - math.pi
+            q[j] = min(max(q[j], lower[j]), upper[j])
+        _pose_jacobian(q, basis, qidx, mult, offset, start, end, axis, revolute, select, T, J, P)
+        _residual(T, targets[i], e)
+        errors[i, 0] = math.sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2])
+        errors[i, 1] = math.sqrt(e[3] * e[3] + e[4] * e[4] + e[5] * e[5])
 
 
 def solve_many(ch, targets, q, tol_p, tol_o, max_iterations, max_restarts, damping,
                min_damping, random_seed):
-    """Solve every problem (see :func:`pdls_ik.batch.solve_batch`); q (N, n) is updated in place.
+    """Solve every problem (see :func:`pdls_ik.batch.solve_batch`).
 
-    Returns (q (N, n), iterations (N,), restarts (N,)).
+    Returns (q (N, n) wrapped and clipped, iterations (N,), restarts (N,), position error (N,)
+    [m], orientation error (N,) [rad]), as ``check_solutions`` would measure them.
     """
     N = q.shape[0]
     q = np.ascontiguousarray(q, dtype=float)
     iterations = np.zeros(N, dtype=np.int64)
     restarts = np.zeros(N, dtype=np.int64)
+    errors = np.empty((N, 2))
     _solve_all(np.ascontiguousarray(targets), q, ch.basis, ch.qidx, ch.multiplier, ch.offset,
                ch.start, ch.end, ch.axis, ch.revolute, ch.select, ch.lower, ch.upper,
-               ch.sample_lo, ch.sample_hi, ch.free, tol_p, tol_o, max_iterations, max_restarts,
-               damping, min_damping, random_seed, iterations, restarts)
-    return q, iterations, restarts
+               ch.sample_lo, ch.sample_hi, ch.free, ch.continuous, tol_p, tol_o, max_iterations,
+               max_restarts, damping, min_damping, random_seed, iterations, restarts, errors)
+    return q, iterations, restarts, errors[:, 0], errors[:, 1]
 

@@ -1,0 +1,199 @@
+"""Shared pieces of the benchmark suite: robots, random targets, the independent FK check, stats.
+
+Robots: the bundled Panda and UR5 (:func:`pdls_ik.resources.bundled_urdf`) and every URDF in
+``../shared/robots`` beside the repository (override with ``PDLS_IK_ROBOTS``). The check of a
+solution uses Pinocchio's forward kinematics, not pdls_ik's.
+"""
+from __future__ import annotations
+
+import datetime
+import os
+import platform
+import sys
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Dict, List, Optional, Tuple
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from pdls_ik.model import load_urdf  # noqa: E402
+from pdls_ik.resources import BUNDLED_ROBOTS, bundled_urdf  # noqa: E402
+
+SHARED_ROBOTS = Path(os.environ.get("PDLS_IK_ROBOTS", REPO.parent / "shared" / "robots"))
+#: success thresholds of the one-shot protocol
+POSITION_TOL, ORIENTATION_TOL = 1e-5, 1e-4
+#: a joint value beyond its limit by more than this counts as a violation [rad or m]
+LIMIT_SLACK = 1e-9
+
+
+@dataclass
+class Robot:
+    """A benchmark robot: label, URDF path and text, IK chain, pdls_ik linkage."""
+
+    label: str
+    path: Path
+    tip: str
+    base: str
+    linkage: object
+
+    @property
+    def text(self) -> str:
+        return self.path.read_text()
+
+    @property
+    def lower(self):
+        return np.where(np.isfinite(self.linkage.lower), self.linkage.lower, -np.pi)
+
+    @property
+    def upper(self):
+        return np.where(np.isfinite(self.linkage.upper), self.linkage.upper, np.pi)
+
+    @property
+    def chain_variables(self) -> np.ndarray:
+        chain = self.linkage.chain(self.tip, self.base)
+        return np.flatnonzero(np.any(chain.select != 0.0, axis=0))
+
+
+def _robot(label: str, path: Path, tip: str) -> Robot:
+    linkage = load_urdf(path)
+    return Robot(label, path, tip, linkage.base_link, linkage)
+
+
+def robots(names: Optional[List[str]] = None) -> List[Robot]:
+    """The suite's robots (bundled Panda and UR5, then ../shared/robots/*.urdf)."""
+    out = [_robot(f"{name} (bundled)", bundled_urdf(name), BUNDLED_ROBOTS[name][1])
+           for name in ("panda", "ur5")]
+    tips = {"panda": "panda_link8", "ur5": "ee_link"}
+    if SHARED_ROBOTS.is_dir():
+        for path in sorted(SHARED_ROBOTS.glob("*.urdf")):
+            tip = tips.get(path.stem)
+            if tip is None:
+                linkage = load_urdf(path)
+                tip = _deepest_link(linkage)
+            out.append(_robot(f"{path.stem} (shared)", path, tip))
+    else:
+        print(f"note: {SHARED_ROBOTS} not found: shared robots skipped", file=sys.stderr)
+    if names:
+        out = [r for r in out if any(r.label.startswith(n) for n in names)]
+    return out
+
+
+def _deepest_link(linkage) -> str:
+    """The link with the most moving joints between it and the root."""
+    best, count = linkage.root_link, -1
+    for link in linkage.link_names:
+        k = len(linkage.chain(link).names)
+        if k > count:
+            best, count = link, k
+    return best
+
+
+def random_q(robot: Robot, rng: np.random.Generator, count: int) -> np.ndarray:
+    """(count, n) joint vectors uniform within the limits (±π for continuous joints)."""
+    return rng.uniform(robot.lower, robot.upper, size=(count, robot.linkage.n))
+
+
+def mid_q(robot: Robot) -> np.ndarray:
+    """(n,) the middle of the joint limits (0 for continuous joints)."""
+    lo, hi = robot.linkage.lower, robot.linkage.upper
+    return np.where(np.isfinite(lo) & np.isfinite(hi), 0.5 * (robot.lower + robot.upper), 0.0)
+
+
+class PinocchioCheck:
+    """Independent forward kinematics (Pinocchio) of a robot's tip, q in pdls_ik order."""
+
+    def __init__(self, robot: Robot):
+        import pinocchio as pin
+        self.pin, self.robot = pin, robot
+        self.model = pin.buildModelFromXML(robot.text)
+        self.data = self.model.createData()
+        self.tip = self.model.getFrameId(robot.tip)
+        self.base = self.model.getFrameId(robot.base)
+        self.slots = []
+        for name in robot.linkage.joint_names + [j.name for j in robot.linkage.joints
+                                                 if j.mimic]:
+            jid = self.model.getJointId(name)
+            self.slots.append((name, self.model.idx_qs[jid], self.model.nqs[jid]))
+
+    def pose(self, q: np.ndarray) -> np.ndarray:
+        """(4, 4) pose of the tip in the base frame."""
+        pin, model = self.pin, self.model
+        values = dict(zip(self.robot.linkage.joint_names, q))
+        values.update(self.robot.linkage.mimic_values(q))
+        qp = pin.neutral(model)
+        for name, idx, nq in self.slots:
+            v = values[name]
+            if nq == 2:
+                qp[idx:idx + 2] = np.cos(v), np.sin(v)
+            else:
+                qp[idx] = v
+        pin.framesForwardKinematics(model, self.data, qp)
+        T = self.data.oMf[self.tip].homogeneous
+        B = self.data.oMf[self.base].homogeneous
+        return np.linalg.solve(B, T)
+
+    def errors(self, q: np.ndarray, target: np.ndarray) -> Tuple[float, float]:
+        """(position [m], orientation [rad]) distance of the tip pose at q to the target."""
+        from scipy.spatial.transform import Rotation
+        T = self.pose(q)
+        pos = float(np.linalg.norm(T[:3, 3] - target[:3, 3]))
+        ori = float(np.linalg.norm(Rotation.from_matrix(target[:3, :3] @ T[:3, :3].T)
+                                   .as_rotvec()))
+        return pos, ori
+
+    def valid(self, q: np.ndarray, target: np.ndarray) -> Tuple[bool, bool]:
+        """(success, limit_violation): within limits and within 1e-5 m / 1e-4 rad."""
+        lo, hi = self.robot.linkage.lower, self.robot.linkage.upper
+        violation = bool(np.any(q < lo - LIMIT_SLACK) or np.any(q > hi + LIMIT_SLACK))
+        if not np.all(np.isfinite(q)):
+            return False, violation
+        pos, ori = self.errors(q, target)
+        return (not violation) and pos <= POSITION_TOL and ori <= ORIENTATION_TOL, violation
+
+
+def targets_by_fk(robot: Robot, qs: np.ndarray, check: PinocchioCheck) -> np.ndarray:
+    """(count, 4, 4) tip poses of the joint vectors qs, by Pinocchio."""
+    return np.array([check.pose(q) for q in qs])
+
+
+def time_stats(times_s, success) -> Dict[str, float]:
+    """Success % and times in ms: mean / median / p95 over all attempts, median of successes."""
+    t = np.asarray(times_s, dtype=float) * 1e3
+    ok = np.asarray(success, dtype=bool)
+    return {"success_pct": 100.0 * ok.mean() if ok.size else 0.0,
+            "mean_ms": float(t.mean()), "median_ms": float(np.median(t)),
+            "p95_ms": float(np.percentile(t, 95)),
+            "median_success_ms": float(np.median(t[ok])) if ok.any() else float("nan")}
+
+
+def versions() -> Dict[str, str]:
+    """Installed versions of the packages the suite touches (absent ones marked)."""
+    out = {"python": platform.python_version()}
+    for dist in ("numpy", "scipy", "pdls_ik", "pin", "ikpy", "roboticstoolbox-python", "numba"):
+        try:
+            out[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            out[dist] = "not installed"
+    return out
+
+
+def machine() -> Dict[str, object]:
+    """Date, host, CPU and BLAS-related environment of this run."""
+    cpu = platform.processor()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    load = os.getloadavg() if hasattr(os, "getloadavg") else None
+    return {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+            "machine": platform.machine(), "system": platform.platform(), "cpu": cpu,
+            "cores": os.cpu_count(), "load_average": load,
+            "OPENBLAS_CORETYPE": os.environ.get("OPENBLAS_CORETYPE", "(unset)"),
+            "OPENBLAS_L2_SIZE": os.environ.get("OPENBLAS_L2_SIZE", "(unset)")}
