@@ -2,12 +2,17 @@
 
 Order, highest first:
 
+0. chain-closure invariants — one level for all tasks of kind ``"invariant"``
+   (:class:`~pdls_ik.tasks.ClosureTask`), above everything else;
 1. joint limits — not a level: the PDLS limiting loop enforces them as hard bounds on θ;
 2. joint locks — one level for all :class:`~pdls_ik.tasks.JointLockTask`;
 3. targets — one level per distinct integer ``priority`` (smaller first); tasks sharing a
    priority share a level, their rows stacked;
 4. posture — not a level: the sum of the :class:`~pdls_ik.tasks.PostureTask` variations is the
    PDLS posture variation, projected into the null space left by every level.
+
+A task with inequality rows (:attr:`Task.comparison`) passes its comparison types on to its level
+(PDLS inequality rows: a row takes part only while violated).
 
 :class:`LevelStack` groups the tasks once; each evaluation at θ only computes the tasks and stacks
 their rows (task dimensions are fixed).
@@ -21,7 +26,7 @@ from numpy.typing import NDArray
 
 from pdls_ik.errors import InputError
 from pdls_ik.pdls import Level
-from pdls_ik.tasks.base import KIND_ORDER, LOCK, POSTURE, Task
+from pdls_ik.tasks.base import KIND_ORDER, POSTURE, TARGET, Task
 
 Array = NDArray[np.float64]
 
@@ -34,7 +39,7 @@ def assign_levels(tasks: Sequence[Task]) -> List[List[Task]]:
             raise InputError(f"task '{task.name}': unknown kind '{task.kind}'")
         if task.kind == POSTURE:
             continue
-        key = (KIND_ORDER[task.kind], 0 if task.kind == LOCK else task.priority)
+        key = (KIND_ORDER[task.kind], task.priority if task.kind == TARGET else 0)
         groups.setdefault(key, []).append(task)
     return [groups[k] for k in sorted(groups)]
 
@@ -69,11 +74,21 @@ class LevelStack:
         for group in self.groups:
             sizes = np.cumsum([0] + [t.dim for t in group])
             self.rows.append([slice(int(a), int(b)) for a, b in zip(sizes[:-1], sizes[1:])])
+        #: per level: the stacked row comparison types, or None when every row is an equality
+        self.comparisons = []
+        for group in self.groups:
+            if all(t.comparison is None for t in group):
+                self.comparisons.append(None)
+            else:
+                self.comparisons.append(np.concatenate(
+                    [np.zeros(t.dim, dtype=int) if t.comparison is None else
+                     np.asarray(t.comparison, dtype=int) for t in group]))
 
     def __call__(self, theta: Array) -> List[Level]:
         """Evaluate every level at θ (n,): residuals (m_k,) and Jacobians (m_k, n), new arrays."""
         levels = []
-        for group, name, rows in zip(self.groups, self.names, self.rows):
+        for group, name, rows, comp in zip(self.groups, self.names, self.rows,
+                                           self.comparisons):
             if len(group) == 1:
                 e, J = group[0].compute(theta)
             else:
@@ -81,7 +96,7 @@ class LevelStack:
                 e, J = np.empty(m), np.empty((m, self.n))
                 for task, sl in zip(group, rows):
                     e[sl], J[sl] = task.compute(theta)
-            levels.append(Level(e, J, name=name))
+            levels.append(Level(e, J, comparison=comp, name=name))
         return levels
 
     levels = __call__

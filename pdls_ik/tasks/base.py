@@ -20,9 +20,10 @@ from pdls_ik.errors import InputError
 
 Array = NDArray[np.float64]
 
-#: kinds of task, in priority order (seed 001: locks above targets above posture)
-LOCK, TARGET, POSTURE = "lock", "target", "posture"
-KIND_ORDER = {LOCK: 0, TARGET: 1, POSTURE: 2}
+#: kinds of task, in priority order (seed 001: chain-closure invariants above locks above
+#: targets above posture)
+INVARIANT, LOCK, TARGET, POSTURE = "invariant", "lock", "target", "posture"
+KIND_ORDER = {INVARIANT: -1, LOCK: 0, TARGET: 1, POSTURE: 2}
 
 
 class Task(ABC):
@@ -30,13 +31,16 @@ class Task(ABC):
 
     Attributes:
         name: label used in levels, metrics and diagnostics.
-        kind: ``"lock"``, ``"target"`` or ``"posture"`` (decides the level group).
+        kind: ``"invariant"``, ``"lock"``, ``"target"`` or ``"posture"`` (the level group).
         priority: integer priority among tasks of the same kind; smaller is higher (0 first).
         weight: multiplies the residual and Jacobian rows [1 / task unit].
         dim: number of rows m.
     """
 
     kind: str = TARGET
+    #: (m,) row comparison types (``pdls.EQUAL``, ``LESS_EQUAL``, ``GREATER_EQUAL``) for tasks
+    #: with inequality rows; None: every row is an equality
+    comparison = None
 
     def __init__(self, name: str, weight: float = 1.0, priority: int = 0):
         self.name = name
