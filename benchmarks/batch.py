@@ -1,0 +1,94 @@
+"""Batch protocol: :func:`pdls_ik.batch.solve_batch` throughput versus the number of goals N.
+
+Panda (bundled), targets by FK of random in-limit configurations, random in-limit seeds. For each
+backend (NumPy reference; Numba when importable) and N: solves per second of wall time, and per
+core (solves per CPU-second of this process; the kernels run on one core), the success rate (each
+success re-checked by Pinocchio FK within 1e-5 m / 1e-4 rad and the limits) and mean iterations.
+
+    python benchmarks/batch.py [--quick]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from typing import Dict, List
+
+import numpy as np
+
+from common import PinocchioCheck, random_q, robots, targets_by_fk
+from pdls_ik._accel import available
+from pdls_ik.batch import BatchSolver
+
+
+def run(sizes=(1, 10, 100, 1000, 10000), robot_name: str = "panda (bundled)",
+        log=print) -> List[Dict]:
+    robot = robots([robot_name])[0]
+    check = PinocchioCheck(robot)
+    rng = np.random.default_rng(7)
+    count = max(sizes)
+    qs = random_q(robot, rng, count)
+    targets = np.array([robot.linkage.forward_kinematics(q, robot.tip, robot.base) for q in qs])
+    seeds = random_q(robot, rng, count)
+    verify = targets_by_fk(robot, qs[:200], check)
+    assert np.allclose(verify, targets[:200], atol=1e-9), "pdls_ik and Pinocchio FK disagree"
+    rows = []
+    for backend in ("numpy", "numba"):
+        if backend == "numba" and not available():
+            rows.append({"backend": backend, "missing": "numba not installed"})
+            continue
+        solver = BatchSolver(robot.linkage, robot.tip, robot.base, backend=backend)
+        solver.solve(targets[:2], seeds[:2])  # warm-up (and JIT cache load)
+        for N in sizes:
+            reps = max(1, min(50, 2000 // N))
+            wall, cpu = [], []
+            for _ in range(reps if N < 1000 else 2):
+                t0, c0 = time.perf_counter(), time.process_time()
+                res = solver.solve(targets[:N], seeds[:N])
+                wall.append(time.perf_counter() - t0)
+                cpu.append(time.process_time() - c0)
+            good = 0
+            for k in np.flatnonzero(res.success)[:200]:
+                good += check.valid(res.q[k], targets[k])[0]
+            checked = min(int(res.success.sum()), 200)
+            row = {"backend": backend, "robot": robot.label, "N": N,
+                   "solves_per_s": N / min(wall), "solves_per_cpu_s": N / max(min(cpu), 1e-9),
+                   "success_pct": 100.0 * res.success.mean(),
+                   "pinocchio_confirmed": f"{good}/{checked}",
+                   "mean_iterations": float(res.iterations.mean())}
+            rows.append(row)
+            log(f"{backend:<6} N {N:>6}  {row['solves_per_s']:10.0f} solves/s  "
+                f"{row['solves_per_cpu_s']:10.0f} solves/CPU-s  success "
+                f"{row['success_pct']:.2f} %  (Pinocchio {row['pinocchio_confirmed']})")
+    return rows
+
+
+def markdown(rows: List[Dict]) -> str:
+    lines = ["| backend | N | solves/s | solves/s/core | success % | Pinocchio-confirmed | "
+             "mean iterations |", "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        if "missing" in r:
+            lines.append(f"| {r['backend']} | missing: {r['missing']} | | | | | |")
+            continue
+        lines.append(f"| {r['backend']} | {r['N']} | {r['solves_per_s']:.0f} | "
+                     f"{r['solves_per_cpu_s']:.0f} | {r['success_pct']:.2f} | "
+                     f"{r['pinocchio_confirmed']} | {r['mean_iterations']:.1f} |")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="N up to 1000")
+    parser.add_argument("--json", help="write the rows to this file")
+    args = parser.parse_args(argv)
+    rows = run((1, 10, 100, 1000) if args.quick else (1, 10, 100, 1000, 10000))
+    print(markdown(rows))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
