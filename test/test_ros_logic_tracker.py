@@ -176,23 +176,46 @@ def test_new_robot_with_other_joints_resets_state(store):  # noqa: F811
     assert not tracker.has_goal
 
 
-def test_cycles_without_progress_keep_goal_until_stall_limit(store):  # noqa: F811
-    """Cycles cut short by their time budget (no motion) do not drop the goal at once; the
-    goal is given up after STALL_CYCLES such cycles in a row."""
+def _no_progress_solver(robot, rescue_success):
     from pdls_ik.ik import IKResult
-    from pdls_ik.ros_logic.tracker import STALL_CYCLES
-    _, types = store
-    robot = panda_robot()
-    tracker = Tracker(robot)
 
     class NoProgress:
+        """Tracking cycles that never move; a one-shot solve that succeeds or not."""
+
+        def __init__(self):
+            self.solves = 0
+
         def track(self, target, q_current, dt):
             return IKResult(q=np.array(q_current), joint_names=robot.joint_names,
                             success=False, status="max_time", position_error=0.1,
                             orientation_error=0.2)
 
-    tracker._solver = NoProgress()
+        def solve(self, target, seed=None, timeout=None):
+            self.solves += 1
+            return IKResult(q=np.array(seed) + 0.01, joint_names=robot.joint_names,
+                            success=rescue_success, status="converged" if rescue_success
+                            else "max_time", position_error=0.0 if rescue_success else 0.1,
+                            orientation_error=0.0 if rescue_success else 0.2)
+    return NoProgress()
+
+
+@pytest.mark.parametrize("rescue_success", [False, True])
+def test_stalled_goal_rescued_once_then_given_up(store, rescue_success):  # noqa: F811
+    """Cycles without progress (e.g. cut short by their time budget) keep the goal; after
+    STALL_CYCLES of them one one-shot solve is tried, then the goal is finished."""
+    from pdls_ik.ros_logic.tracker import RESCUE_NOTE, STALL_CYCLES
+    _, types = store
+    robot = panda_robot()
+    tracker = Tracker(robot)
+    tracker._solver = solver = _no_progress_solver(robot, rescue_success)
     _offer(tracker, types, reachable_goal(robot, Q_GOAL))
     outs = _run(tracker)
     assert len(outs) == STALL_CYCLES + 1  # the first cycle sets the best error
     assert [o.goal_done for o in outs] == [False] * STALL_CYCLES + [True]
+    assert solver.solves == 1 and not tracker.has_goal
+    last = outs[-1]
+    assert last.result.success is rescue_success
+    assert (RESCUE_NOTE in last.result.notes) is rescue_success
+    if rescue_success:
+        np.testing.assert_allclose(last.trajectory.points[-1].positions, last.q_from + 0.01)
+        assert RESCUE_NOTE in last.status.values["notes"]

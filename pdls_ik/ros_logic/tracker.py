@@ -10,7 +10,10 @@ trajectory from there to the cycle's solution. The goal stays active over the ne
 it is reached (success) or the solver stops moving (stalled: unreachable goal), so that a far goal
 is approached over several velocity-bounded cycles; "stops moving" means :data:`STALL_CYCLES`
 failed cycles in a row that did not lower the best goal error (position [m] + orientation
-[rad]) by a relative :data:`PROGRESS`. In one-shot mode a goal gets one
+[rad]) by a relative :data:`PROGRESS`. A stalled tracking goal gets one one-shot
+:meth:`IKSolver.solve` from the current state (restarts included) before it is given up: a
+tracking cycle, held inside its per-cycle velocity box, can stop short of a goal that a free solve
+reaches; the trajectory to that solution still respects the velocity limits. In one-shot mode a goal gets one
 :meth:`IKSolver.solve` with restarts instead.
 """
 from __future__ import annotations
@@ -35,6 +38,8 @@ PROGRESS = 1e-6
 #: consecutive failed cycles without progress after which a goal is given up (stalled); many,
 #: since a cycle cut short by its time budget on a loaded machine may not move at all
 STALL_CYCLES = 20
+#: note of a result found by the one-shot rescue of a stalled tracking goal
+RESCUE_NOTE = "tracking stalled: one-shot solve from the current state"
 MODES = ("tracking", "one_shot")
 
 
@@ -153,23 +158,29 @@ class Tracker:
             result = solver.track(target, q_from, dt)
         else:
             result = solver.solve(target, seed=q_from)
-        q = np.asarray(result.q, dtype=float)
         error = float(result.position_error) + float(result.orientation_error)
-        config = robot.config
-        max_acc = config.max_acceleration * config.acceleration_scaling or None
-        trajectory = plan_to(robot.linkage, q_from, q, velocity_scaling=config.velocity_scaling,
-                             max_acceleration=max_acc, min_duration=config.trajectory_horizon)
-        status = status_from_result(result, hardware_id=robot.linkage.name)
         with self._lock:
             current = robot is self._robot and seq == self._goal_seq
             if current and error < self._best_error * (1.0 - PROGRESS):
                 self._idle_cycles, self._best_error = 0, error
             elif current:
                 self._idle_cycles += 1
-            done = (bool(result.success) or self.mode == "one_shot"
-                    or self._idle_cycles >= STALL_CYCLES)
+            stalled = self._idle_cycles >= STALL_CYCLES
+        if stalled and self.mode == "tracking" and not result.success:
+            rescue = solver.solve(target, seed=q_from)
+            if rescue.success:
+                rescue.notes.append(RESCUE_NOTE)
+                result = rescue
+        done = bool(result.success) or self.mode == "one_shot" or stalled
+        q = np.asarray(result.q, dtype=float)
+        config = robot.config
+        max_acc = config.max_acceleration * config.acceleration_scaling or None
+        trajectory = plan_to(robot.linkage, q_from, q, velocity_scaling=config.velocity_scaling,
+                             max_acceleration=max_acc, min_duration=config.trajectory_horizon)
+        status = status_from_result(result, hardware_id=robot.linkage.name)
+        with self._lock:
             if robot is self._robot:
                 self._q_solution = q
-                if done and current:
+                if done and current and seq == self._goal_seq:
                     self._goal = None  # reached or stalled, and no newer goal arrived
         return CycleOutput(q_from, result, trajectory, status, done)
