@@ -1,0 +1,59 @@
+"""``pdls-ik bench``: run the benchmark suite of the source tree (quick version by default).
+
+The suite lives in ``benchmarks/`` of a clone (it compares against optional peers: ``pip install
+-e .[bench]``); this command finds it beside the package, runs ``benchmarks/run_all.py`` and
+writes ``benchmarks.json``, ``benchmarks.md`` and ``benchmarks.png`` to ``--out``.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+PROTOCOLS = ("oneshot", "tracking", "scaling", "batch")
+
+
+def suite_dir() -> Optional[Path]:
+    """The ``benchmarks/`` folder of the source tree holding this package, or None."""
+    folder = Path(__file__).resolve().parents[2] / "benchmarks"
+    return folder if (folder / "run_all.py").is_file() else None
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(
+        "bench", help="run the benchmark suite against peer solvers (quick by default)",
+        description="Run benchmarks/run_all.py of the source tree: one-shot success and time "
+                    "beside roboticstoolbox, Pinocchio and ikpy, tracking at 1 kHz, scaling "
+                    "and batch throughput. Quick version (about two minutes) unless --full.")
+    parser.add_argument("--full", action="store_true",
+                        help="the full protocols (N = 1000 targets per robot; about an hour)")
+    parser.add_argument("--only", nargs="*", choices=PROTOCOLS, help="protocols to run")
+    parser.add_argument("-n", type=int, help="one-shot targets per robot")
+    parser.add_argument("--out", default="bench_results", help="output folder "
+                        "(default: ./bench_results)")
+    return parser
+
+
+def build_argv(args) -> List[str]:
+    """Arguments of run_all.py for the parsed ``pdls-ik bench`` arguments."""
+    argv = [] if args.full else ["--quick"]
+    if args.only:
+        argv += ["--only", *args.only]
+    if args.n:
+        argv += ["-n", str(args.n)]
+    return argv + ["--out", str(args.out)]
+
+
+def run(args) -> int:
+    folder = suite_dir()
+    if folder is None:
+        print("pdls-ik bench: error: the benchmark suite is not installed with the package; "
+              "run it from a clone of the repository (benchmarks/run_all.py)", file=sys.stderr)
+        return 2
+    sys.path.insert(0, str(folder))
+    try:
+        import run_all
+    finally:
+        sys.path.remove(str(folder))
+    return int(run_all.main(build_argv(args)))
