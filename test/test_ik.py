@@ -21,6 +21,11 @@ def _robot(name):
     return load_urdf(path), path.read_text()
 
 
+#: timeout [s] for solves that must succeed: long enough that a loaded machine cannot turn a
+#: reachable goal into a failure (tests never measure time; benchmarks/ do)
+NO_TIME_LIMIT = 5.0
+
+
 @pytest.fixture(scope="module")
 def panda():
     return _robot("panda")
@@ -42,11 +47,12 @@ def test_success_rate_and_pinocchio_fk_on_200_random_poses(name, tip):
     """≥ 99 % success on 200 random reachable poses from random in-limit seeds; every success
     passes an independent FK check (Pinocchio) within 1e-5 m / 1e-4 rad.
 
-    The timeout is 10x the 5 ms default: this suite runs on shared, loaded CI machines; the
-    rate at the default timeout is measured by benchmarks (see the closing note)."""
+    Time is not under test here (speed and the rate at the default 5 ms timeout are measured by
+    benchmarks/): the generous timeout makes the outcome independent of machine load, and the
+    seeded restarts make it reproducible."""
     robot, text = _robot(name)
     bridge = PinocchioBridge(text, robot)
-    solver = IKSolver(robot, tip, timeout=0.05)
+    solver = IKSolver(robot, tip, timeout=NO_TIME_LIMIT)
     rng = np.random.default_rng(7)
     ok = 0
     for _ in range(200):
@@ -64,7 +70,7 @@ def test_success_rate_and_pinocchio_fk_on_200_random_poses(name, tip):
 
 def test_result_fields_and_reproducibility(panda):
     robot, _ = panda
-    solver = IKSolver(robot, PANDA_TIP, timeout=0.2)
+    solver = IKSolver(robot, PANDA_TIP, timeout=NO_TIME_LIMIT)
     q_goal = np.array([0.3, -0.4, 0.2, -2.0, 0.1, 1.8, 0.5, 0.02])
     T = robot.forward_kinematics(q_goal, PANDA_TIP)
     pos, quat = T[:3, 3], Rotation.from_matrix(T[:3, :3]).as_quat()
@@ -111,7 +117,7 @@ def test_bad_goal_and_seed(panda):
 def test_position_only_leaves_orientation_free(panda):
     robot, text = panda
     bridge = PinocchioBridge(text, robot)
-    solver = IKSolver(robot, PANDA_TIP, position_only=True, timeout=0.2)
+    solver = IKSolver(robot, PANDA_TIP, position_only=True, timeout=NO_TIME_LIMIT)
     goal = ([0.45, -0.2, 0.35], [0.3, 0.2, 0.1, 0.9])   # orientation ignored
     res = solver.solve(goal)
     assert res.success and res.orientation_error == 0.0
@@ -133,7 +139,7 @@ def test_joint_lock_has_strict_priority_over_the_pose(panda):
     assert res.residual_norms[0] < 1e-12 and res.ranks[0] == 2
     # a goal reachable with the lock: solved, lock held exactly
     T2 = robot.forward_kinematics(np.r_[0.0, 0.3, 0.0, q_goal[3:]], PANDA_TIP)
-    res2 = solver.solve(T2, timeout=0.2)
+    res2 = solver.solve(T2, timeout=NO_TIME_LIMIT)
     assert res2.success and res2.q[0] == 0.0 and res2.q[2] == 0.0
 
 

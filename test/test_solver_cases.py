@@ -12,6 +12,10 @@ from pdls_ik.ik import IKSolver
 from pdls_ik.model import load_urdf
 from pdls_ik.trajectory import plan_to, wrap_angle
 
+#: timeout [s] for solves that must succeed: long enough that a loaded machine cannot turn a
+#: reachable goal into a failure (tests never measure time; benchmarks/ do)
+NO_TIME_LIMIT = 5.0
+
 
 def _case(case_dir, prefix, data="goals.json"):
     folder = case_dir(prefix)
@@ -31,7 +35,7 @@ def test_c04_continuous_joint_is_free_and_finite(case_dir, urdf):
     for goal in spec["goals"][:2]:
         position_only = goal["mode"] == "position_only"
         solver = IKSolver(robot, spec["tip"], spec["frame"], position_only=position_only,
-                          timeout=0.1)
+                          timeout=NO_TIME_LIMIT)
         quat = goal.get("orientation_xyzw", [0, 0, 0, 1])
         res = solver.solve((goal["position"], quat), seed=_seed(robot, spec["seed"]))
         assert res.success and res.position_error < 1e-4
@@ -56,7 +60,7 @@ def test_c06_mimic_joint_follows_its_master(case_dir):
     folder = case_dir("C06")
     robot = load_urdf(folder / "mimic_arm.urdf")
     assert robot.joint_names == ["j1"]                 # one IK variable; j2 is dependent
-    solver = IKSolver(robot, "tip", "base_link", position_only=True, timeout=0.1)
+    solver = IKSolver(robot, "tip", "base_link", position_only=True, timeout=NO_TIME_LIMIT)
     res = solver.solve(([0.682819, 0.703057, 0.0], [0, 0, 0, 1]), seed=[0.0])
     assert res.success and res.position_error < 1e-4
     assert res.q[0] == pytest.approx(0.6, abs=1e-4)
@@ -69,7 +73,7 @@ def test_c06_mimic_joint_follows_its_master(case_dir):
 def test_c11_non_unit_quaternions(case_dir):
     folder, spec = _case(case_dir, "C11")
     robot = load_urdf(folder / spec["robot"])
-    solver = IKSolver(robot, spec["tip"], spec["frame"], timeout=0.2)
+    solver = IKSolver(robot, spec["tip"], spec["frame"], timeout=NO_TIME_LIMIT)
     seed = _seed(robot, spec["seed"])
     goals = {g["name"]: g for g in spec["goals"]}
     tools = {}
@@ -102,7 +106,8 @@ def test_c13_base_and_tip_selection(case_dir):
     folder, spec = _case(case_dir, "C13", "requests.json")
     robot = load_urdf(folder / spec["robot"])
     req = spec["requests"]
-    solver = IKSolver(robot, req[0]["tip"], req[0]["base"], position_only=True, timeout=0.1)
+    solver = IKSolver(robot, req[0]["tip"], req[0]["base"], position_only=True,
+                       timeout=NO_TIME_LIMIT)
     res = solver.solve((req[0]["goal_position_in_base"], [0, 0, 0, 1]))
     assert res.success
     assert [robot.joint_names[i] for i in solver.chain_variables] == ["r_shoulder"]
@@ -114,7 +119,7 @@ def test_c13_base_and_tip_selection(case_dir):
         ["l_shoulder", "r_shoulder"]
     with pytest.raises(LinkError, match="fubar_link"):
         IKSolver(robot, "fubar_link", "torso")
-    reverse = IKSolver(robot, "torso", "r_hand", position_only=True, timeout=0.1)
+    reverse = IKSolver(robot, "torso", "r_hand", position_only=True, timeout=NO_TIME_LIMIT)
     assert reverse.solve((robot.forward_kinematics([0, 0.7], "torso", "r_hand")[:3, 3],
                           [0, 0, 0, 1])).success
     with pytest.raises(LinkError, match="no movable joints between base 'torso' and tip "
@@ -132,7 +137,8 @@ def test_c16_unreachable_and_orientation_goals(case_dir):
     full = IKSolver(robot, spec["tip"], spec["frame"], timeout=0.02)
     far = pos_only.solve((g["too_far"]["position"], [0, 0, 0, 1]), seed=seed)
     assert not far.success and far.position_error == pytest.approx(0.5, abs=0.01)
-    near = pos_only.solve((g["reachable_position_only"]["position"], [0, 0, 0, 1]), seed=seed)
+    near = pos_only.solve((g["reachable_position_only"]["position"], [0, 0, 0, 1]), seed=seed,
+                          timeout=NO_TIME_LIMIT)
     assert near.success
     assert min(np.abs(near.q - s).max() for s in g["reachable_position_only"]["expect"]["one_of"]
                ) < 1e-4
@@ -140,10 +146,11 @@ def test_c16_unreachable_and_orientation_goals(case_dir):
                       g["orientation_impossible"]["orientation_xyzw"]), seed=seed)
     assert not bad.success and bad.orientation_error >= 1.5
     ok = full.solve((g["orientation_consistent"]["position"],
-                     g["orientation_consistent"]["orientation_xyzw"]), seed=seed)
+                     g["orientation_consistent"]["orientation_xyzw"]), seed=seed,
+                    timeout=NO_TIME_LIMIT)
     assert ok.success
     np.testing.assert_allclose(ok.q, g["orientation_consistent"]["expect"]["solution"], atol=1e-4)
-    loose = IKSolver(robot, spec["tip"], spec["frame"], timeout=0.02,
+    loose = IKSolver(robot, spec["tip"], spec["frame"], timeout=NO_TIME_LIMIT,
                      orientation_tolerance=g["orientation_loose"]["orientation_tolerance_rad"])
     assert loose.solve((g["orientation_loose"]["position"],
                         g["orientation_loose"]["orientation_xyzw"]), seed=seed).success
@@ -166,7 +173,8 @@ def test_c17_stretched_arm_singularity(case_dir):
     folder, spec = _case(case_dir, "C17")
     robot = load_urdf(folder / spec["robot"])
     g = {x["name"]: x for x in spec["goals"]}
-    solver = IKSolver(robot, spec["tip"], spec["frame"], position_only=True, timeout=0.05)
+    solver = IKSolver(robot, spec["tip"], spec["frame"], position_only=True,
+                      timeout=NO_TIME_LIMIT)
 
     def run(name, seed=None, **kw):
         goal = g[name]
@@ -176,7 +184,7 @@ def test_c17_stretched_arm_singularity(case_dir):
     # at the edge of reach an elbow angle δ costs only δ²/4 m of reach: q within 2e-3 rad of
     # (0, 0) needs a position tolerance below 1e-6 m (the default 1e-5 m accepts δ ≈ 6e-3)
     edge = IKSolver(robot, spec["tip"], spec["frame"], position_only=True,
-                    position_tolerance=1e-7, timeout=0.05).solve(
+                    position_tolerance=1e-7, timeout=NO_TIME_LIMIT).solve(
         (g["exactly_stretched"]["position"], [0, 0, 0, 1]),
         seed=_seed(robot, g["exactly_stretched"]["seed"]))
     assert edge.success and edge.position_error < 1e-7 and np.all(np.isfinite(edge.q))
