@@ -23,6 +23,7 @@ from pdls_ik.errors import ConfigError
 PerLevel = Union[None, float, Sequence[Optional[float]]]
 
 LINE_SEARCHES = ("constant", "backtracking", "fixed_sequence", "error_norm")
+LIMIT_STRATEGIES = ("clamping", "pgs")
 
 
 def _fail(name: str, why: str, value) -> None:
@@ -122,6 +123,12 @@ class PDLSOptions:
     Variables:
         free_variables: indices or a boolean mask (n,) of the variables allowed to move.
         respect_limits: run the limiting loop (hard limits on θ).
+        limit_strategy: how a step that would leave the limits is bounded: "clamping" (the
+            limiting loop, strict priorities) or "pgs" (the damped step as one box-constrained
+            least-squares problem solved by projected Gauss–Seidel, ``seeds/003``, see
+            :mod:`pdls_ik.pdls.pgs`; levels weighted by ``pgs_level_weight``^k).
+        pgs_level_weight: weight ratio between consecutive levels under "pgs", in (0, 1].
+        pgs_max_iterations, pgs_tol: sweep budget and relative stopping tolerance of PGS.
     """
 
     theta_diff_max_mag: float = 0.5
@@ -164,6 +171,10 @@ class PDLSOptions:
     line_search_error_scale: float = 1.0
     free_variables: Optional[Sequence] = None
     respect_limits: bool = True
+    limit_strategy: str = "clamping"
+    pgs_level_weight: float = 1e-3
+    pgs_max_iterations: int = 200
+    pgs_tol: float = 1e-12
 
     def __post_init__(self) -> None:
         num = _check_number
@@ -201,6 +212,12 @@ class PDLSOptions:
         _check_per_level("slowdown_limit", self.slowdown_limit, low=0.0)
         _check_per_level("speedup_limit", self.speedup_limit, low=0.0, low_open=True,
                          allow_inf=True)
+        if self.limit_strategy not in LIMIT_STRATEGIES:
+            _fail("limit_strategy", f"must be one of {', '.join(LIMIT_STRATEGIES)}",
+                  self.limit_strategy)
+        num("pgs_level_weight", self.pgs_level_weight, low=0.0, low_open=True, high=1.0)
+        num("pgs_max_iterations", self.pgs_max_iterations, low=1)
+        num("pgs_tol", self.pgs_tol, low=0.0)
         if self.line_search not in LINE_SEARCHES:
             _fail("line_search", f"must be one of {', '.join(LINE_SEARCHES)}", self.line_search)
         num("step_size", self.step_size, low=0.0, low_open=True, high=1.0)

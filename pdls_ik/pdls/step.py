@@ -15,6 +15,10 @@ variables, they are clamped at the limit they cross: their motion is fixed to re
 their columns leave P (so the other variables compensate that fixed motion through ê_k) and the
 priority loop runs again, until no new variable is clamped (at most n rounds).
 
+With ``limit_strategy="pgs"`` the limiting loop is replaced: a step that leaves the limits is
+recomputed as one box-constrained damped least-squares problem by projected Gauss–Seidel
+(:mod:`pdls_ik.pdls.pgs`, ``seeds/003``).
+
 Inequality rows are handled the same way: a satisfied row that the step would violate joins its
 level with the request to land on its bound, and the passes repeat until nothing new is clamped
 or activated.
@@ -31,6 +35,7 @@ from numpy.typing import NDArray
 from pdls_ik.pdls.levels import (GREATER_EQUAL, LESS_EQUAL, LevelLike, PreparedLevels,
                                  check_limits, check_vector, residual_norm)
 from pdls_ik.pdls.options import PDLSOptions, level_value
+from pdls_ik.pdls.pgs import pgs_step
 from pdls_ik.pdls.pinv import auto_lambda, thin_svd
 
 _DEFAULT_OPTIONS = PDLSOptions()
@@ -146,12 +151,21 @@ def compute_step(prep: PreparedLevels, theta: NDArray[np.float64], lower, upper,
         pending = [None if rest is None else np.ones(rest[0].size, dtype=bool)
                    for rest in prep.inactive]
     rounds = 0
+    pgs_used = False
     while True:
         rounds += 1
         dtheta, lambdas, ranks, sigmas, autos = _priority_loop(
             jacobians, es, n, active, fixed, posture, lam_fixed, opts)
         changed = False
-        if lower is not None:
+        if lower is not None and opts.limit_strategy == "pgs":
+            bounded = _pgs_bound(jacobians, es, theta, dtheta, lower, upper, active, posture,
+                                 lambdas, opts)
+            if bounded is not None:
+                limiting_variation = dtheta - bounded.x
+                dtheta, clamped = bounded.x, bounded.at_bound
+                limiting_variation[~clamped] = 0.0
+                pgs_used = True
+        elif lower is not None:
             new_theta = theta + dtheta
             over = new_theta > upper
             under = new_theta < lower
@@ -184,7 +198,7 @@ def compute_step(prep: PreparedLevels, theta: NDArray[np.float64], lower, upper,
     diff_clamped = opts.theta_diff_clamping and mag > tmax
     if diff_clamped:
         dtheta = clamp_vector(dtheta, tmax, opts.clamp_theta_diff_by_component)
-    if lower is not None and (fixed is not None or diff_clamped):
+    if lower is not None and (fixed is not None or diff_clamped or pgs_used):
         _exactly_inside(theta, dtheta, lower, upper)
     return StepResult(dtheta, lambdas, ranks, sigmas, autos, list(prep.norms), res_clamped,
                       _NO_INDICES if clamped is None else np.flatnonzero(clamped),
@@ -243,6 +257,21 @@ def _priority_loop(jacobians, residuals, n, active, fixed, posture, lam_fixed, o
         else:
             dtheta += posture if mask is None else posture * mask
     return dtheta, lambdas, ranks, sigmas, autos
+
+
+def _pgs_bound(jacobians, residuals, theta, dtheta, lower, upper, free, posture, lambdas,
+               opts):
+    """The step bounded by projected Gauss–Seidel (:mod:`pdls_ik.pdls.pgs`), or None when the
+    unbounded step ``dtheta`` already stays within the limits."""
+    new_theta = theta + dtheta
+    outside = (new_theta > upper) | (new_theta < lower)
+    if free is not None:
+        outside &= free
+    if not outside.any():
+        return None
+    top = next((lam for lam, J in zip(lambdas, jacobians) if J.shape[0]), 0.0)
+    return pgs_step(jacobians, residuals, dtheta, lower - theta, upper - theta, free, posture,
+                    top, opts.pgs_level_weight, opts.pgs_max_iterations, opts.pgs_tol)
 
 
 def _activate_inequalities(inactive, pending, residuals, jacobians, dtheta) -> bool:
