@@ -13,7 +13,7 @@
 from __future__ import annotations
 
 import math
-from typing import Callable, Tuple
+from typing import Callable, Optional, Tuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -30,7 +30,8 @@ class LineSearch:
         self.alpha = options.line_search_alpha_min
 
     def search(self, theta: NDArray[np.float64], theta_diff: NDArray[np.float64], merit0: float,
-               evaluate: Callable[[NDArray[np.float64]], Tuple[NDArray, object, float]]):
+               evaluate: Callable[[NDArray[np.float64]], Tuple[NDArray, object, float]],
+               integrate: Optional[Callable] = None):
         """Choose α and the next θ.
 
         Args:
@@ -41,12 +42,15 @@ class LineSearch:
         Returns:
             ``(alpha, theta_next, evaluation)`` where ``evaluation`` is None unless the
             candidate was already evaluated.
+            integrate: ``integrate(theta, step) -> theta`` applying a step on a Lie group
+                (``seeds/002``); default θ + step.
         """
         o = self.options
+        move = _add if integrate is None else integrate
         if self.kind == "backtracking":
             alpha, best = o.step_size, None
             while alpha >= o.line_search_alpha_min:
-                theta_next, evaluation, merit = evaluate(theta + alpha * theta_diff)
+                theta_next, evaluation, merit = evaluate(move(theta, alpha * theta_diff))
                 if merit <= (1.0 - o.line_search_armijo * alpha) * merit0:
                     return alpha, theta_next, evaluation
                 if best is None or merit < best[0]:
@@ -64,4 +68,8 @@ class LineSearch:
             alpha = 1.0 - (1.0 - amin) * math.tanh(math.sqrt(merit0) / o.line_search_error_scale)
         else:
             alpha = o.step_size
-        return alpha, theta + alpha * theta_diff, None
+        return alpha, move(theta, alpha * theta_diff), None
+
+
+def _add(theta: NDArray[np.float64], step: NDArray[np.float64]) -> NDArray[np.float64]:
+    return theta + step

@@ -32,3 +32,10 @@ class PDLSProblem:
     def normalize(self, theta: NDArray[np.float64]) -> NDArray[np.float64]:
         """θ after an update, e.g. with continuous joint angles wrapped to (−π, π]."""
         return theta
+
+    def integrate(self, theta: NDArray[np.float64], step: NDArray[np.float64]
+                  ) -> NDArray[np.float64]:
+        """θ ⊕ step (n,): apply a step (n,) to θ. Override for variables on a Lie group (a
+        floating root's rotation, ``seeds/002``), whose Jacobians are taken with respect to the
+        step in the tangent space; the default is plain addition."""
+        return theta + step

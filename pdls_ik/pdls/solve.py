@@ -5,7 +5,8 @@ its tolerance, or the problem's own test) → diverged (a level above ``min_dive
 grew beyond ``divergence_tol + divergence_factor · previous``; stop only with
 ``abort_on_divergence``) → stalled (the last applied ‖Δθ‖ was below ``theta_diff_tol`` while no
 residual was clamped) → max_iterations → max_time; otherwise adapt the step size, compute one
-:func:`step`, choose α by the line search and apply θ ← clip(normalize(θ + αΔθ)).
+:func:`step`, choose α by the line search and apply θ ← clip(normalize(θ ⊕ αΔθ)), where ⊕ is
+the problem's ``integrate`` hook (plain addition by default).
 """
 from __future__ import annotations
 
@@ -38,8 +39,10 @@ class _Hooks:
             self.posture = getattr(problem, "posture_variation", None)
             self.converged = getattr(problem, "converged", None)
             self.normalize = getattr(problem, "normalize", None)
+            self.integrate = getattr(problem, "integrate", None)
         elif callable(problem):
             self.levels, self.posture, self.converged, self.normalize = problem, None, None, None
+            self.integrate = None
         else:
             raise InputError(f"problem: expected a callable theta -> levels or an object with a "
                              f"levels(theta) method, got {type(problem).__name__}")
@@ -52,7 +55,9 @@ def solve(problem: Union[PDLSProblem, Callable], theta0, lower=None, upper=None,
     Args:
         problem: ``problem(theta) -> levels`` or a :class:`PDLSProblem`-like object with
             ``levels(theta)`` and optional ``posture_variation(theta)``,
-            ``converged(theta, levels)`` and ``normalize(theta)``.
+            ``converged(theta, levels)``, ``normalize(theta)`` and ``integrate(theta, step)``
+            (applies a step on a Lie-group configuration space, ``seeds/002``; the Jacobians
+            are then taken with respect to that step; default θ + step).
         theta0: (n,) start. Variables outside [lower, upper] are clamped onto their limits
             first and listed in ``result.start_clamped``.
         lower, upper: (n,) limits (±inf allowed) or None; θ never leaves them.
@@ -185,7 +190,7 @@ def solve(problem: Union[PDLSProblem, Callable], theta0, lower=None, upper=None,
         times["step"] += time.perf_counter() - t0
         t0 = time.perf_counter()
         alpha, theta_next, evaluation = search.search(theta, last_step.theta_diff, merit(prep),
-                                                      candidate)
+                                                      candidate, hooks.integrate)
         times["line_search"] += time.perf_counter() - t0
         if evaluation is None:
             theta_next = place(theta_next)
