@@ -12,7 +12,6 @@ import time
 
 import numpy as np
 from geometry_msgs.msg import PoseStamped
-from interactive_markers import InteractiveMarkerServer, MenuHandler
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile
 from sensor_msgs.msg import JointState
@@ -54,9 +53,17 @@ def _controls(scale: float):
 
 
 class MarkersNode(Node):
-    """The interactive-marker node (rclpy shell over :mod:`pdls_ik.ros_logic.markers`)."""
+    """The interactive-marker node (rclpy shell over :mod:`pdls_ik.ros_logic.markers`).
+
+    Raises:
+        PDLSIKError: the interactive_markers package is not installed (named in one line).
+    """
 
     def __init__(self):
+        try:
+            from interactive_markers import InteractiveMarkerServer, MenuHandler
+        except ImportError:
+            raise PDLSIKError("the ROS package 'interactive_markers' is not installed") from None
         super().__init__(NODE_NAME)
         self.types = rclpy_types()
         self.declare_parameter("base_link", "")
