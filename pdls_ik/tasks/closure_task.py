@@ -1,0 +1,121 @@
+"""Loop-closure task: two links of the tree joined by a closure joint (closed chains).
+
+A URDF is a tree, so a closed chain (four-bar, parallel gripper, two hands on one object) is
+described by cutting one joint of each loop and declaring the cut as a closure between a frame
+F_a fixed on ``link_a`` and a frame F_b fixed on ``link_b``. As in the robot-specific PDLS solver
+(``seeds/001``: each chain closure induces an *invariant effector*; all invariants share the
+highest priority level 0), the task has kind ``"invariant"``, so every other task acts only in the
+null space of the closure constraints: with one input joint driven, the passive joints follow.
+
+Residual in the frame of ``link_a`` (T_ab(q): pose of link_b in link_a, J its relative Jacobian in
+link_a coordinates; p_af, R_af: F_a in link_a; p_bf, R_bf: F_b in link_b; r = R_ab p_bf)::
+
+    e_p = p_af − (t_ab + r)                   J_p = J_v − [r]× J_ω        (3 rows)   [m]
+    e_R = log(R_af (R_ab R_bf)ᵀ)              J_R = J_ω                   (3 rows)   [rad]
+
+``mode="position"`` keeps the 3 position rows only: a ball (spherical) closure joint, or a
+revolute one in a planar mechanism whose loop is in the plane. ``mode="pose"``: a rigid (welded)
+closure, 6 rows. (Rotation-vector error: Siciliano et al., *Robotics*, §3.7.3.)
+"""
+from __future__ import annotations
+
+from typing import Optional, Tuple
+
+import numpy as np
+
+from pdls_ik.errors import InputError, LinkError
+from pdls_ik.model.joints import skew
+from pdls_ik.tasks.base import INVARIANT, Array, Task, check_weight
+from pdls_ik.tasks.se3 import parse_pose, rotation_log
+
+MODES = ("pose", "position")
+
+
+def _frame(value, label: str) -> Tuple[Array, Array]:
+    """(p, R) of an optional frame: None (identity), a point (3,), a (4, 4) or (p, quat)."""
+    if value is None:
+        return np.zeros(3), np.eye(3)
+    arr = np.asarray(value, dtype=object)
+    if arr.shape == (3,):
+        try:
+            p = np.asarray(value, dtype=float)
+        except (TypeError, ValueError):
+            raise InputError(f"{label}: expected 3 numbers, got {value!r}") from None
+        if not np.all(np.isfinite(p)):
+            raise InputError(f"{label}: non-finite value in {value!r}")
+        return p, np.eye(3)
+    try:
+        p, R, _ = parse_pose(value)
+    except InputError as err:
+        raise InputError(f"{label}: {err}") from None
+    return p, R
+
+
+class ClosureTask(Task):
+    """Closure between frame F_a on ``link_a`` and frame F_b on ``link_b`` (module docstring).
+
+    Args:
+        linkage: the robot model.
+        link_a, link_b: the two links joined by the closure joint.
+        frame_a, frame_b: F_a in link_a, F_b in link_b: None (link origin), a point (3,) [m], a
+            (4, 4) pose or (position, quaternion xyzw).
+        mode: "pose" (6 rows) or "position" (3 rows, ball joint).
+        weight, tolerance [m for position, rad for orientation]: default 1e-10.
+
+    Raises:
+        LinkError: unknown link, the same link twice, or no joint between the two links.
+        InputError: bad mode or frame.
+    """
+
+    kind = INVARIANT
+
+    def __init__(self, linkage, link_a: str, link_b: str, frame_a=None, frame_b=None,
+                 mode: str = "pose", weight: float = 1.0, tolerance: float = 1e-10,
+                 name: Optional[str] = None):
+        super().__init__(name or f"closure:{link_a}-{link_b}", weight, priority=0)
+        for link in (link_a, link_b):
+            linkage.link_index(link)
+        if link_a == link_b:
+            raise LinkError(link_a, f"closure '{self.name}' joins a link to itself")
+        if mode not in MODES:
+            raise InputError(f"closure '{self.name}' mode: expected one of {', '.join(MODES)}, "
+                             f"got {mode!r}")
+        if not np.any(linkage.jacobian(np.zeros(linkage.n), link_b, link_a)):
+            raise LinkError(link_b, f"closure '{self.name}': no joint moves '{link_b}' "
+                                    f"relative to '{link_a}', so the loop cannot close")
+        self.linkage, self.link_a, self.link_b, self.mode = linkage, link_a, link_b, mode
+        self.p_af, self.R_af = _frame(frame_a, f"closure '{self.name}' frame_a")
+        self.p_bf, self.R_bf = _frame(frame_b, f"closure '{self.name}' frame_b")
+        self.tolerance = check_weight(tolerance, f"closure '{self.name}' tolerance")
+        self.position_error = self.orientation_error = np.inf
+
+    @property
+    def dim(self) -> int:
+        return 6 if self.mode == "pose" else 3
+
+    @property
+    def error(self) -> float:
+        """Largest of the position [m] and orientation [rad] errors of the last compute."""
+        return max(self.position_error, self.orientation_error)
+
+    def errors(self, q: Array) -> Tuple[float, float]:
+        """Unweighted (position [m], orientation [rad]) closure errors at q (0 rad in
+        position mode)."""
+        self.compute(q)
+        return self.position_error, self.orientation_error
+
+    def compute(self, q: Array) -> Tuple[Array, Array]:
+        T, J = self.linkage.pose_and_jacobian(q, self.link_b, self.link_a)
+        R = T[:3, :3]
+        r = R @ self.p_bf
+        e = np.empty(self.dim)
+        Jt = np.empty((self.dim, J.shape[1]))
+        e[:3] = self.p_af - (T[:3, 3] + r)
+        Jt[:3] = J[:3] - skew(r) @ J[3:]
+        self.position_error = float(np.linalg.norm(e[:3]))
+        self.orientation_error = 0.0
+        if self.mode == "pose":
+            e[3:] = rotation_log(self.R_af @ (R @ self.R_bf).T)
+            Jt[3:] = J[3:]
+            self.orientation_error = float(np.linalg.norm(e[3:]))
+        return self.weight * e, self.weight * Jt
