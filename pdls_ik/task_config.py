@@ -1,0 +1,192 @@
+"""Closures and extra tasks from YAML or a dict (also used by the ROS node's parameter files).
+
+Keys (every one optional; unknown keys are errors naming the key)::
+
+    floating_base: false          # true: the URDF root floats (FloatingBase), q has a quaternion
+    limit_strategy: clamping      # or pgs (projected Gauss-Seidel, pdls.pgs)
+    solve_groups: false           # split independent joints/tasks into separate problems
+    fixed_joints: [torso_yaw]     # joints the solver must not move
+    closures:                     # loop closures, solved at the highest ("invariant") level
+      - link_a: coupler           # required
+        link_b: rocker            # required
+        frame_a: [0.25, 0, 0]     # point [m] in link_a, or {position: [..], orientation: [x,y,z,w]}
+        frame_b: [0.2, 0, 0]
+        mode: position            # pose (6 rows, welded) | position (3 rows, ball joint)
+        tolerance: 1.0e-10        # [m] / [rad]
+        name: loop_b
+    tasks:                        # extra tasks; "type" selects the class
+      - {type: com, target: [0, 0, 0], axes: [true, true, false], tolerance: 1.0e-5}
+      - {type: frame, link: l_hand, position: [..], orientation: [x, y, z, w], priority: 1}
+      - {type: relative_frame, link: l_tool, relative_to: r_tool, position: [..], orientation: [..]}
+      - {type: look_at, link: camera, target: [1, 0, 1], axis: x, target_link: null}
+      - {type: position_bound, link: l_tool, lower: [null, null, 0.1], upper: [.., .., ..]}
+      - {type: position_bound, link: l_tool, normal: [0, 0, 1], offset: 0.1}
+      - {type: limit_avoidance, fraction: 0.1}
+      - {type: joint_lock, joints: [crank_joint], positions: [0.5]}
+      - {type: posture, preferred: [..], weight: 0.1}
+
+Every task also accepts ``name``, ``priority`` (targets, smaller = higher) and ``weight``; the
+other keys are the task class's constructor arguments (see its docstring).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Tuple, Union
+
+from pdls_ik.errors import ConfigError, PDLSIKError
+from pdls_ik.tasks import (ClosureTask, CoMTask, FrameTask, JointLockTask, LimitAvoidanceTask,
+                           LookAtTask, PositionBoundTask, PostureTask, RelativeFrameTask, Task)
+
+_COMMON = ("name", "priority", "weight")
+_FRAME = ("link", "base", "position", "orientation", "position_mask", "orientation_mask",
+          "position_weight", "orientation_weight", "position_tolerance",
+          "orientation_tolerance", "name", "priority")
+#: type → (class, allowed keys, required keys)
+TASK_TYPES: Dict[str, Tuple[type, Tuple[str, ...], Tuple[str, ...]]] = {
+    "frame": (FrameTask, _FRAME, ("link", "position")),
+    "relative_frame": (RelativeFrameTask, _FRAME + ("relative_to",),
+                       ("link", "relative_to", "position")),
+    "com": (CoMTask, _COMMON + ("target", "axes", "base", "tolerance"), ("target",)),
+    "look_at": (LookAtTask, _COMMON + ("link", "target", "axis", "base", "target_link",
+                                       "tolerance"), ("link", "target")),
+    "position_bound": (PositionBoundTask, _COMMON + ("link", "point", "lower", "upper",
+                                                     "normal", "offset", "base", "tolerance"),
+                       ("link",)),
+    "limit_avoidance": (LimitAvoidanceTask, _COMMON + ("fraction", "joints",
+                                                       "use_safety_limits"), ()),
+    "joint_lock": (JointLockTask, ("name", "weight", "joints", "positions"),
+                   ("joints", "positions")),
+    "posture": (PostureTask, ("name", "weight", "preferred"), ()),
+}
+CLOSURE_KEYS = ("name", "link_a", "link_b", "frame_a", "frame_b", "mode", "tolerance", "weight")
+TOP_KEYS = ("floating_base", "limit_strategy", "solve_groups", "fixed_joints", "closures",
+            "tasks")
+
+
+def _mapping(value, key: str) -> Mapping:
+    if not isinstance(value, Mapping):
+        raise ConfigError(f"{key}: expected a mapping of keys, got {type(value).__name__}")
+    return value
+
+
+def _check_keys(entry: Mapping, allowed, required, key: str) -> None:
+    for k in entry:
+        if k not in allowed:
+            raise ConfigError(f"{key}.{k}: unknown key (allowed: {', '.join(allowed)})")
+    for k in required:
+        if entry.get(k) is None:
+            raise ConfigError(f"{key}.{k}: required key is missing")
+
+
+def _frame_value(value, key: str):
+    """A closure frame: None, a point [x, y, z], or {position, orientation}."""
+    if value is None or isinstance(value, (list, tuple)):
+        return value
+    entry = _mapping(value, key)
+    _check_keys(entry, ("position", "orientation"), ("position",), key)
+    return (entry["position"], entry.get("orientation", (0.0, 0.0, 0.0, 1.0)))
+
+
+@dataclass
+class TaskConfig:
+    """Validated closure and task entries (see the module docstring for the keys)."""
+
+    floating_base: bool = False
+    limit_strategy: str = "clamping"
+    solve_groups: bool = False
+    fixed_joints: List[str] = field(default_factory=list)
+    closures: List[Dict[str, Any]] = field(default_factory=list)
+    tasks: List[Dict[str, Any]] = field(default_factory=list)
+
+    @classmethod
+    def from_dict(cls, data: Mapping) -> "TaskConfig":
+        """Check the structure and keys (links are checked by :meth:`build`).
+
+        Raises:
+            ConfigError: unknown or missing key, wrong type, unknown task type; names the key
+                (e.g. ``tasks[2].link``).
+        """
+        data = _mapping(data if data is not None else {}, "config")
+        _check_keys(data, TOP_KEYS, (), "config")
+        for flag in ("floating_base", "solve_groups"):
+            if not isinstance(data.get(flag, False), bool):
+                raise ConfigError(f"{flag}: expected true or false, got {data[flag]!r}")
+        strategy = data.get("limit_strategy", "clamping")
+        if strategy not in ("clamping", "pgs"):
+            raise ConfigError(f"limit_strategy: expected clamping or pgs, got {strategy!r}")
+        fixed = data.get("fixed_joints") or []
+        if not isinstance(fixed, list) or not all(isinstance(j, str) for j in fixed):
+            raise ConfigError(f"fixed_joints: expected a list of joint names, got {fixed!r}")
+        closures, tasks = [], []
+        for i, entry in enumerate(data.get("closures") or []):
+            key = f"closures[{i}]"
+            entry = dict(_mapping(entry, key))
+            _check_keys(entry, CLOSURE_KEYS, ("link_a", "link_b"), key)
+            for side in ("frame_a", "frame_b"):
+                entry[side] = _frame_value(entry.get(side), f"{key}.{side}")
+            closures.append(entry)
+        for i, entry in enumerate(data.get("tasks") or []):
+            key = f"tasks[{i}]"
+            entry = dict(_mapping(entry, key))
+            kind = entry.pop("type", None)
+            if kind not in TASK_TYPES:
+                raise ConfigError(f"{key}.type: expected one of {', '.join(TASK_TYPES)}, got "
+                                  f"{kind!r}")
+            _, allowed, required = TASK_TYPES[kind]
+            _check_keys(entry, allowed, required, key)
+            entry["type"] = kind
+            tasks.append(entry)
+        return cls(data.get("floating_base", False), strategy,
+                   data.get("solve_groups", False), list(fixed), closures, tasks)
+
+    def build(self, linkage) -> List[Task]:
+        """The tasks (closures first) on ``linkage`` (a Linkage or FloatingBase).
+
+        Raises:
+            ConfigError: an entry the task rejects (unknown link, robot without inertials,
+                bad value), naming the entry's key and the task's own message.
+        """
+        out: List[Task] = []
+        for i, entry in enumerate(self.closures):
+            out.append(_construct(ClosureTask, linkage, entry, f"closures[{i}]"))
+        for i, entry in enumerate(self.tasks):
+            entry = dict(entry)
+            cls = TASK_TYPES[entry.pop("type")][0]
+            if "position" in entry:                    # frame targets: (position, quaternion)
+                entry["target"] = (entry.pop("position"),
+                                   entry.pop("orientation", (0.0, 0.0, 0.0, 1.0)))
+            if cls is JointLockTask:
+                entry["values"] = entry.pop("positions")
+            out.append(_construct(cls, linkage, entry, f"tasks[{i}]"))
+        return out
+
+
+def _construct(cls, linkage, kwargs: Dict[str, Any], key: str) -> Task:
+    try:
+        return cls(linkage, **kwargs)
+    except (PDLSIKError, TypeError, ValueError) as err:
+        raise ConfigError(f"{key} ({cls.__name__}): {err}") from err
+
+
+def load_task_config(source: Union[str, Path, Mapping]) -> TaskConfig:
+    """A :class:`TaskConfig` from a YAML file path or an already parsed mapping.
+
+    The YAML may hold the keys at the top level or under ``pdls_ik_tasks``.
+
+    Raises:
+        ConfigError: unreadable file, invalid YAML, or an invalid key (named).
+    """
+    if isinstance(source, Mapping):
+        data = source
+    else:
+        import yaml
+        try:
+            data = yaml.safe_load(Path(source).read_text())
+        except OSError as err:
+            raise ConfigError(f"task config '{source}': cannot read ({err.strerror})") from None
+        except yaml.YAMLError as err:
+            raise ConfigError(f"task config '{source}': invalid YAML ({err})") from None
+    if isinstance(data, Mapping) and "pdls_ik_tasks" in data:
+        data = data["pdls_ik_tasks"]
+    return TaskConfig.from_dict(data)

@@ -1,0 +1,228 @@
+"""Multi-task solver: any set of tasks (closures, CoM, frames, bounds...) on any robot.
+
+:class:`~pdls_ik.IKSolver` solves one tip pose with random restarts and tracking; this facade
+solves a whole task set from a seed: the tasks are grouped into strict priority levels by
+:class:`~pdls_ik.levels.LevelStack` (invariants > locks > targets by priority > posture, seed
+``001``) and handed to :func:`pdls_ik.pdls.solve`. Success is each required task within its own
+tolerance (:func:`task_error`); ``optional`` tasks (soft limit avoidance) never block success.
+On a :class:`~pdls_ik.model.floating.FloatingBase` the step is integrated on the Lie group
+(``seeds/002``) and q has a quaternion (nq = nv + 1).
+
+Fixed joints (``fixed_joints``) are not variables of the solve (seed ``002`` free variables;
+seed ``001``: locked joints belong to no solver); with ``solve_groups=True`` the variables are
+split into independent problems (:mod:`pdls_ik.solve_groups`).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+from numpy.typing import NDArray
+
+from pdls_ik import pdls
+from pdls_ik.config import IKConfig
+from pdls_ik.levels import LevelStack
+from pdls_ik.pdls.levels import PreparedLevels
+from pdls_ik.tasks.base import Task
+from pdls_ik.trajectory import wrap_angle
+
+Array = NDArray[np.float64]
+
+
+def task_error(task: Task, e: Array) -> Tuple[float, bool]:
+    """(error, within tolerance) of a task from its weighted residual rows e (m,).
+
+    The error is unweighted, in the task's unit: for a frame task the larger of the position
+    [m] and orientation [rad] errors (each tested against its own tolerance); for a task with
+    inequality rows the largest violation; for a closure the larger of its position and
+    orientation errors; otherwise the residual norm. Tasks without a ``tolerance`` attribute use
+    1e-6.
+    """
+    if hasattr(task, "errors_from_residual"):                 # FrameTask and relatives
+        pos, ori = task.errors_from_residual(e)
+        return max(pos, ori), (pos <= task.position_tolerance
+                               and ori <= task.orientation_tolerance)
+    tol = getattr(task, "tolerance", 1e-6)
+    w = task.weight
+    if task.comparison is not None:
+        comp = np.asarray(task.comparison)
+        viol = np.where(comp == pdls.LESS_EQUAL, np.maximum(e, 0.0),
+                        np.where(comp == pdls.GREATER_EQUAL, np.maximum(-e, 0.0), np.abs(e)))
+        err = float(viol.max(initial=0.0)) / w
+    elif getattr(task, "kind", None) == "invariant" and e.size == 6:
+        err = max(float(np.linalg.norm(e[:3])), float(np.linalg.norm(e[3:]))) / w
+    else:
+        err = float(np.linalg.norm(e)) / w
+    return err, err <= tol
+
+
+@dataclass
+class TaskResult:
+    """Outcome of :meth:`TaskSolver.solve`.
+
+    Attributes:
+        q: (n,) joint positions (within limits, continuous joints wrapped), or (nq,) for a
+            floating base (root position, quaternion x y z w, joints).
+        success: every required task within its tolerance at q.
+        status: "converged" on success, else the PDLS status ("max_iterations", "stalled"...).
+        iterations, solve_time [s].
+        errors: task name → unweighted error at q (m, rad, or the task's unit).
+        level_names, residual_norms: per PDLS level at the end.
+        groups: number of independent problems solved (1 without solve groups).
+    """
+
+    q: Array
+    success: bool
+    status: str
+    iterations: int
+    solve_time: float
+    errors: Dict[str, float] = field(default_factory=dict)
+    level_names: List[str] = field(default_factory=list)
+    residual_norms: List[float] = field(default_factory=list)
+    groups: int = 1
+
+
+class TaskProblem:
+    """The PDLS problem of a task set on n variables (levels, posture, convergence, integration).
+
+    Args:
+        tasks: the tasks; n: number of variables; continuous: (n,) bool (wrapped angles);
+        integrate: optional Lie-group step ``integrate(theta, step)``.
+    """
+
+    def __init__(self, tasks: Sequence[Task], n: int, continuous: Array, integrate=None):
+        self.stack = LevelStack(tasks, n)
+        self.levels = self.stack
+        self.posture_variation = self.stack.posture_variation if self.stack.postures else None
+        self.continuous = np.asarray(continuous, dtype=bool)
+        if integrate is not None:
+            self.integrate = integrate
+        self._rows = [(task, k, sl) for k, (group, rows) in
+                      enumerate(zip(self.stack.groups, self.stack.rows))
+                      for task, sl in zip(group, rows)]
+
+    def task_errors(self, levels) -> Dict[str, Tuple[float, bool]]:
+        """Task name → (error, within tolerance) from evaluated levels."""
+        return {task.name: task_error(task, levels[k].residual[sl])
+                for task, k, sl in self._rows}
+
+    def converged(self, theta: Array, levels) -> bool:
+        return all(task_error(task, levels[k].residual[sl])[1] for task, k, sl in self._rows
+                   if not getattr(task, "optional", False))
+
+    def normalize(self, theta: Array) -> Array:
+        if not self.continuous.any():
+            return theta
+        theta = theta.copy()
+        theta[self.continuous] = wrap_angle(theta[self.continuous])
+        return theta
+
+
+def pdls_options(config: IKConfig, **changes) -> pdls.PDLSOptions:
+    """PDLS options from an :class:`IKConfig` (iterations, step, damping), as IKSolver uses;
+    ``changes`` override any field.
+
+    The divergence check is off: with a nonlinear constraint on a high level (a loop closure,
+    a foot), every step of a lower level raises that level's residual at second order (from
+    1e-17 to 1e-2 for a 0.5 rad crank step), which the next Newton step removes; treating it
+    as divergence would revert every step. The adaptive step size still bounds the steps.
+    """
+    damping = None if config.damping < 0.0 else config.damping
+    fields = dict(max_iterations=config.max_iterations, damping=damping,
+                  theta_diff_max_mag=config.max_step, divergence_factor=None)
+    fields.update(changes)
+    return pdls.PDLSOptions(**fields)
+
+
+class TaskSolver:
+    """Solve a set of tasks on one robot by PDLS from a seed.
+
+    Args:
+        linkage: a :class:`~pdls_ik.model.Linkage` or a
+            :class:`~pdls_ik.model.floating.FloatingBase`.
+        tasks: the tasks (any kinds); at least one non-posture task.
+        config: :class:`IKConfig` for ``max_iterations``, ``max_step``, ``damping``.
+        options: :class:`~pdls_ik.pdls.PDLSOptions` overriding those (e.g. ``limit_strategy``).
+        fixed_joints: joint names the solver must not move.
+        solve_groups: split into independent problems when the tasks allow it.
+
+    Raises:
+        InputError: no task, or a task whose dimension does not fit.  JointError: unknown
+            fixed joint.
+    """
+
+    def __init__(self, linkage, tasks: Sequence[Task], config: Optional[IKConfig] = None,
+                 options: Optional[pdls.PDLSOptions] = None,
+                 fixed_joints: Sequence[str] = (), solve_groups: bool = False):
+        self.linkage = linkage
+        self.tasks = list(tasks)
+        self.n = linkage.n
+        self.floating = hasattr(linkage, "integrate_theta")
+        self.lower = np.asarray(linkage.lower, dtype=float)
+        self.upper = np.asarray(linkage.upper, dtype=float)
+        self.continuous = np.asarray(linkage.continuous, dtype=bool)
+        cfg = config if config is not None else IKConfig()
+        self.options = options if options is not None else pdls_options(cfg)
+        free = np.ones(self.n, dtype=bool)
+        for name in fixed_joints:
+            free[linkage.joint_index(name)] = False
+        self.free = free
+        self.problem = TaskProblem(self.tasks, self.n, self.continuous,
+                                   linkage.integrate_theta if self.floating else None)
+        self.level_names = self.problem.stack.names
+        self.solve_groups = bool(solve_groups)
+
+    def _seed(self, seed) -> Array:
+        """Solver coordinates θ (n,) of the seed: clipped into limits, angles wrapped."""
+        if seed is None:
+            q0 = self.linkage.neutral() if self.floating else np.clip(
+                np.zeros(self.n), self.lower, self.upper)
+        else:
+            q0 = seed
+        theta = self.linkage.from_q(q0) if self.floating else \
+            np.array(self.linkage.check_q(q0), dtype=float)
+        theta[self.continuous] = wrap_angle(theta[self.continuous])
+        return np.clip(theta, self.lower, self.upper)
+
+    def errors(self, theta: Array) -> Dict[str, Tuple[float, bool]]:
+        """Task name → (error, within tolerance) at solver coordinates θ (n,)."""
+        return self.problem.task_errors(self.problem.levels(theta))
+
+    def solve(self, seed: Optional[Sequence[float]] = None) -> TaskResult:
+        """Solve the tasks from ``seed`` (q (n,), or (nq,) on a floating base; default zeros
+        clipped into the limits, or the floating neutral configuration).
+
+        Returns:
+            :class:`TaskResult` (never raises for an unreachable task set: success=False).
+
+        Raises:
+            InputError: bad seed; errors raised by tasks for bad configuration (e.g. a look-at
+                target at the link origin).
+        """
+        t0 = time.perf_counter()
+        theta0 = self._seed(seed)
+        if self.solve_groups:
+            from pdls_ik.solve_groups import solve_grouped
+            theta, status, iterations, ngroups = solve_grouped(self, theta0)
+        else:
+            opts = self.options if self.free.all() else \
+                self.options.replace(free_variables=self.free)
+            res = pdls.solve(self.problem, theta0, self.lower, self.upper, opts)
+            theta = res.theta if res.converged or res.best_theta is None else res.best_theta
+            status, iterations, ngroups = res.status, res.iterations, 1
+        levels = self.problem.levels(theta)
+        errs = self.problem.task_errors(levels)
+        ok = all(errs[t.name][1] for t in self.tasks if not getattr(t, "optional", False)
+                 and t.kind != "posture")
+        q = self.linkage.to_q(theta) if self.floating else theta
+        return TaskResult(q=q, success=bool(ok),
+                          status="converged" if ok else (status if status != "converged"
+                                                         else "not_converged"),
+                          iterations=iterations, solve_time=time.perf_counter() - t0,
+                          errors={k: v[0] for k, v in errs.items()},
+                          level_names=list(self.level_names),
+                          residual_norms=list(PreparedLevels(levels, self.n).norms),
+                          groups=ngroups)
+
