@@ -210,7 +210,7 @@ class TaskSolver:
             opts = self.options if self.free.all() else \
                 self.options.replace(free_variables=self.free)
             res = pdls.solve(self.problem, theta0, self.lower, self.upper, opts)
-            theta = res.theta if res.converged or res.best_theta is None else res.best_theta
+            theta = res.theta
             status, iterations, ngroups = res.status, res.iterations, 1
         levels = self.problem.levels(theta)
         errs = self.problem.task_errors(levels)
