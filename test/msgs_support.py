@@ -49,8 +49,9 @@ def default_msg(ts, typename: str):
         kind, rest = desc
         if kind == Nodetype.BASE:
             base = rest[0]
-            return "" if base == "string" else (False if base == "bool" else
-                                               (0.0 if base.startswith("float") else 0))
+            if base == "string":
+                return ""
+            return False if base == "bool" else (0.0 if base.startswith("float") else 0)
         if kind == Nodetype.NAME:
             return default_msg(ts, rest)
         inner, size = rest

@@ -12,8 +12,8 @@ from pdls_ik.ros_logic.parameters import (NODE_PARAMETERS, apply_changes, config
 def test_every_config_field_alias_and_node_parameter_declared_once():
     decls = {d.name: d for d in declarations()}
     assert len(decls) == len(declarations())
-    assert set(decls) == set(PARAMETERS) | set(MOVEIT_ALIASES) | {d.name for d in
-                                                                   NODE_PARAMETERS}
+    node_names = {d.name for d in NODE_PARAMETERS}
+    assert set(decls) == set(PARAMETERS) | set(MOVEIT_ALIASES) | node_names
     for name, spec in PARAMETERS.items():
         d = decls[name]
         assert d.description == spec.description

@@ -20,6 +20,8 @@ def panda_robot(**changes):
     """The node's Panda with a generous cycle time budget, so that the iteration budget alone
     bounds a cycle and results do not depend on the machine's load."""
     return ros_support.panda_robot(**dict({"tracking_timeout": 1.0}, **changes))
+
+
 Q_GOAL = np.array([0.4, -0.3, 0.3, -2.2, 0.2, 1.9, 0.5, 0.0])
 
 

@@ -127,4 +127,3 @@ def joint_state_to_q(msg: Any, joint_names: Sequence[str],
             raise InputError(f"{field_name}.{array_name}: {length} values for "
                              f"{len(names)} names (must be 0 or {len(names)})")
     return match_joint_positions(names, list(msg.position), joint_names, fallback, field_name)
-

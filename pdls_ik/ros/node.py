@@ -217,7 +217,7 @@ class PDLSIKNode(Node):
 
 
 def main(args=None) -> int:
-    """Entry point of ``pdls_ik_node``: 0 on a clean shutdown, 1 on a bad start-up configuration."""
+    """Entry point of ``pdls_ik_node``: 0 on a clean shutdown, 1 on a bad configuration."""
     return run_node(PDLSIKNode, NODE_NAME, args, lambda: MultiThreadedExecutor(num_threads=3))
 
 

@@ -70,4 +70,3 @@ def changes_of(parameters) -> Dict[str, Any]:
             value = list(value)
         out[p.name] = value
     return out
-

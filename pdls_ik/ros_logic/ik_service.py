@@ -92,4 +92,3 @@ class IKService:
                             + notes)
         return IKServiceReply(ErrorCode.SUCCESS, message, list(robot.joint_names),
                               np.asarray(result.q, dtype=float))
-

@@ -13,8 +13,9 @@ failed cycles in a row that did not lower the best goal error (position [m] + or
 [rad]) by a relative :data:`PROGRESS`. A stalled tracking goal gets one one-shot
 :meth:`IKSolver.solve` from the current state (restarts included) before it is given up: a
 tracking cycle, held inside its per-cycle velocity box, can stop short of a goal that a free solve
-reaches; the trajectory to that solution still respects the velocity limits. In one-shot mode a goal gets one
-:meth:`IKSolver.solve` with restarts instead.
+reaches; the trajectory to that solution still respects the velocity limits.
+
+In one-shot mode a goal gets one :meth:`IKSolver.solve` with restarts instead.
 """
 from __future__ import annotations
 
