@@ -66,7 +66,8 @@ class IKConfig:
     posture_enabled: bool = _p(True, "While tracking, pull redundant joints toward the middle "
                                      "of their limits (lowest priority, in the null space of "
                                      "the tasks).")
-    posture_weight: float = _p(0.1, "Gain of the posture variation per iteration [1].",
+    posture_weight: float = _p(0.1, "Gain of the posture variation per iteration [1] (tracking: "
+                                    "per cycle, within a quarter of the velocity bound).",
                                0.0, 1.0)
     locked_joints: List[str] = _p([], "Joints held at locked_positions (priority above targets).")
     locked_positions: List[float] = _p([], "Values of the locked joints [rad or m], same order.")
@@ -75,9 +76,11 @@ class IKConfig:
                                      "a local solve fails (one-shot solves only).")
     tracking_rate: float = _p(100.0, "Rate of the tracking loop [Hz].", 0.0, 10000.0,
                               lo_open=True)
-    tracking_max_iterations: int = _p(5, "Iteration budget of one tracking cycle.", 1, 10000)
-    tracking_timeout: float = _p(0.004, "Time budget of one tracking cycle [s].", 0.0, 10.0,
-                                 lo_open=True)
+    tracking_max_iterations: int = _p(10, "Iteration budget of one tracking cycle (the "
+                                          "primary bound).", 1, 10000)
+    tracking_timeout: float = _p(0.005, "Time budget of one tracking cycle [s]: a safety net, "
+                                        "checked between iterations once two are done.",
+                                 0.0, 10.0, lo_open=True)
     velocity_scaling: float = _p(1.0, "Fraction of the URDF velocity limits used (0, 1].",
                                  0.0, 1.0, lo_open=True)
     acceleration_scaling: float = _p(1.0, "Fraction of max_acceleration used (0, 1].",

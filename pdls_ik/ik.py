@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -33,6 +33,12 @@ LOCK_TOL = 1e-9
 #: a local solve is abandoned for a random restart when its pose residual falls by less than
 #: RESTART_RATIO over RESTART_WINDOW iterations (stuck at limits or in a local minimum)
 RESTART_WINDOW, RESTART_RATIO = 3, 0.5
+#: a tracking cycle always applies this many iterations before its time budget may stop it, so
+#: that a cycle preempted on a loaded machine still makes progress (the iteration budget
+#: ``tracking_max_iterations`` is the primary bound, ``tracking_timeout`` a safety net)
+TRACK_MIN_ITERATIONS = 2
+#: share of each joint's per-cycle velocity bound that the posture variation may ask for
+TRACK_POSTURE_SHARE = 0.25
 
 
 @dataclass
@@ -117,6 +123,47 @@ class _Problem:
         return theta
 
 
+class _TrackProblem(_Problem):
+    """The PDLS problem of one tracking cycle (see :meth:`IKSolver.track`).
+
+    * The posture variation is applied in the first iteration of the cycle only, each
+      component clipped to ``TRACK_POSTURE_SHARE`` of the joint's velocity bound: one bounded
+      null-space step per cycle. Applied at every iteration, its second-order effect on the
+      pose (a null-space step is null only to first order) keeps the pose residual near 1e-4
+      and the divergence check reverting steps, so that a cycle never converged.
+    * Time budget as a safety net: once ``TRACK_MIN_ITERATIONS`` iterations are applied and the
+      deadline is passed, the cycle stops (``timed_out``), reported as "max_time".
+    """
+
+    def __init__(self, stack: LevelStack, frame: FrameTask, frame_level: int, frame_rows: slice,
+                 locks: Optional[JointLockTask], continuous: Array):
+        super().__init__(stack, frame, frame_level, frame_rows, locks, continuous, tracking=True)
+        self._posture = self.posture_variation
+        self.posture_variation = self._first_posture_step
+        self.begin(np.zeros(continuous.size), math.inf)
+
+    def begin(self, reach: Array, deadline: float) -> None:
+        """Start a cycle: per-joint velocity bound reach (n,) (inf: none), deadline
+        (``time.perf_counter`` seconds)."""
+        self.posture_bound = TRACK_POSTURE_SHARE * reach
+        self.deadline, self.passes, self.timed_out = deadline, 0, False
+
+    def _first_posture_step(self, theta: Array) -> Optional[Array]:
+        if self._posture is None or self.passes != 1:
+            return None
+        v = self._posture(theta)
+        return np.clip(v, -self.posture_bound, self.posture_bound)
+
+    def converged(self, theta: Array, levels) -> bool:
+        self.passes += 1          # one call per PDLS pass: passes - 1 iterations applied so far
+        if super().converged(theta, levels):
+            return True
+        if self.passes > TRACK_MIN_ITERATIONS and time.perf_counter() >= self.deadline:
+            self.timed_out = True
+            return True
+        return False
+
+
 class IKSolver:
     """Inverse kinematics of one tip link relative to a base link, by PDLS.
 
@@ -187,14 +234,15 @@ class IKSolver:
         rows = stack.rows[level][stack.groups[level].index(self.frame)]
         self.level_names = stack.names
         self._problem = _Problem(stack, self.frame, level, rows, self.locks, self.continuous)
-        self._track_problem = _Problem(stack, self.frame, level, rows, self.locks,
-                                       self.continuous, tracking=True)
+        self._track_problem = _TrackProblem(stack, self.frame, level, rows, self.locks,
+                                            self.continuous)
         damping = None if cfg.damping < 0.0 else cfg.damping
         self._options = pdls.PDLSOptions(max_iterations=cfg.max_iterations, damping=damping,
                                          theta_diff_max_mag=cfg.max_step,
                                          free_variables=None if free.all() else free)
         self._track_options = self._options.replace(
-            max_iterations=cfg.tracking_max_iterations, max_time=cfg.tracking_timeout)
+            max_iterations=cfg.tracking_max_iterations, max_time=None)
+        self._track_cache: Tuple[float, Array, "pdls.PDLSOptions"] = (math.nan, None, None)
         self._middle = middle_of_limits(self.lower, self.upper)
 
     # ------------------------------------------------------------------ helpers
@@ -319,11 +367,27 @@ class IKSolver:
     def track(self, target, q_current: Sequence[float], dt: float) -> IKResult:
         """One tracking cycle toward ``target`` from ``q_current`` (n,), for a period dt [s].
 
-        Warm-started, no restarts; at most ``config.tracking_max_iterations`` iterations and
-        ``config.tracking_timeout`` seconds; every joint moves by at most
-        ``velocity_limit · velocity_scaling · dt`` (URDF limits; joints without a velocity
-        limit are bounded by their position limits only). ``success`` tells whether the goal
-        was reached within tolerance in this cycle.
+        Warm-started, no restarts. Bounds of one cycle:
+
+        * velocity: every joint moves by at most ``velocity_limit · velocity_scaling · dt``
+          (URDF limits; joints without a velocity limit are bounded by their position limits
+          only). These per-cycle bounds are the PDLS limits, so the limiting loop keeps them
+          and the pose task is served by the other joints first; the automatic damping aims
+          at the norm of that bound (``theta_diff_max_mag``), which keeps the step smooth near
+          a singularity instead of saturating every joint (Baerlocher 2001);
+        * iterations: ``config.tracking_max_iterations``, the primary budget;
+        * time: ``config.tracking_timeout`` [s], a safety net checked between iterations and
+          only after ``TRACK_MIN_ITERATIONS`` iterations, so that a cycle delayed by a loaded
+          machine still makes progress (its status is then "max_time").
+
+        The posture (if enabled) takes one null-space step per cycle, at most
+        ``TRACK_POSTURE_SHARE`` of each joint's velocity bound.
+
+        Returns:
+            :class:`IKResult`: ``success`` tells whether the goal was reached within tolerance
+            in this cycle; otherwise ``q`` is the best iterate of the cycle (the arm lags: goal
+            beyond the velocity bound or a joint limit, or a budget ran out; see ``status`` and
+            ``clamped_joints``).
 
         Raises:
             InputError: bad goal, q_current of the wrong length or non-finite, dt <= 0.
@@ -334,10 +398,25 @@ class IKSolver:
         notes: List[str] = []
         self._set_goal(target, notes)
         q = self._check_q(q_current, "q_current", notes)
-        vmax = np.asarray(self.linkage.velocity_limits, dtype=float) * \
-            self.config.velocity_scaling
-        reach = np.where(np.isfinite(vmax) & (vmax > 0.0), vmax * dt, np.inf)
+        reach, opts = self._track_bounds(float(dt))
         lo = np.maximum(self.lower, q - reach)
         up = np.minimum(self.upper, q + reach)
-        res = pdls.solve(self._track_problem, q, lo, up, self._track_options)
-        return self._finish(res, res.theta, res.iterations, 0, t0, notes)
+        problem = self._track_problem
+        problem.begin(reach, t0 + self.config.tracking_timeout)
+        res = pdls.solve(problem, q, lo, up, opts)
+        if problem.timed_out:
+            res.status = "max_time"
+        q_out = res.theta if res.converged or res.best_theta is None else res.best_theta
+        return self._finish(res, q_out, res.iterations, 0, t0, notes)
+
+    def _track_bounds(self, dt: float) -> Tuple[Array, "pdls.PDLSOptions"]:
+        """Per-joint reach (n,) [rad or m] in dt and the PDLS options of a cycle (cached)."""
+        if self._track_cache[0] != dt:
+            vmax = np.asarray(self.linkage.velocity_limits, dtype=float) * \
+                self.config.velocity_scaling
+            reach = np.where(np.isfinite(vmax) & (vmax > 0.0), vmax * dt, np.inf)
+            finite = reach[self.free & np.isfinite(reach)]
+            step = min(self.config.max_step, float(np.sqrt(finite.dot(finite)))) if \
+                finite.size else self.config.max_step
+            self._track_cache = (dt, reach, self._track_options.replace(theta_diff_max_mag=step))
+        return self._track_cache[1], self._track_cache[2]

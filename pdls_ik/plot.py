@@ -2,21 +2,27 @@
 
 Three panels sharing the time axis: joint positions normalized to their limits (0 = lower,
 1 = upper; unbounded joints scaled to [-π, π]), the residual norm of each priority level with the
-position and orientation errors (log scale), and the solve time per cycle.
+position and orientation errors (log scale) with the success tolerances as dashed lines, and
+the solve time per cycle (wall clock, with the CPU time of the tracking thread when logged).
 """
 from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Dict, Sequence, Union
+from typing import Dict, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 
 def plot_tracking(arrays: Dict[str, np.ndarray], joint_names: Sequence[str],
                   level_names: Sequence[str], lower: np.ndarray, upper: np.ndarray,
-                  path: Union[str, Path], title: str = "pdls_ik tracking") -> Path:
+                  path: Union[str, Path], title: str = "pdls_ik tracking",
+                  tolerances: Optional[Tuple[float, float]] = None) -> Path:
     """Write the PNG of a tracking log (see :meth:`pdls_ik.cli.tracking.TrackingLog.arrays`).
+
+    Args:
+        lower, upper: (n,) joint limits [rad or m].
+        tolerances: (position [m], orientation [rad]) drawn as dashed lines on the error panel.
 
     Returns the path written; its folder is created.
     """
@@ -43,15 +49,22 @@ def plot_tracking(arrays: Dict[str, np.ndarray], joint_names: Sequence[str],
     floor = 1e-12
     for k, name in enumerate(level_names):
         ax.semilogy(t, np.maximum(arrays["residuals"][:, k], floor), label=f"level {k}: {name}")
-    ax.semilogy(t, np.maximum(arrays["position_error"], floor), ls=":",
-                label="position error [m]")
-    ax.semilogy(t, np.maximum(arrays["orientation_error"], floor), ls=":",
-                label="orientation error [rad]")
+    lines = ax.semilogy(t, np.maximum(arrays["position_error"], floor), ls=":",
+                        label="position error [m]")
+    lines += ax.semilogy(t, np.maximum(arrays["orientation_error"], floor), ls=":",
+                         label="orientation error [rad]")
+    if tolerances is not None:
+        for line, tol, what in zip(lines, tolerances, ("position", "orientation")):
+            ax.axhline(tol, color=line.get_color(), lw=0.8, ls="--", label=f"{what} tolerance")
     ax.set_ylabel("task error per level")
     ax.legend(fontsize=7, loc="upper right")
 
     ax = axes[2]
-    ax.plot(t, 1e3 * arrays["solve_time"], lw=0.8)
+    ax.plot(t, 1e3 * arrays["solve_time"], lw=0.8, label="wall clock")
+    cpu = arrays.get("cpu_time")
+    if cpu is not None and cpu.shape == t.shape:
+        ax.plot(t, 1e3 * cpu, lw=0.8, label="CPU (tracking thread)")
+        ax.legend(fontsize=7, loc="upper right")
     ax.set_ylabel("solve time [ms]")
     ax.set_xlabel("time [s]")
     fig.tight_layout()

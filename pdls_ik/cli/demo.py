@@ -1,7 +1,9 @@
 """``pdls-ik demo``: a robot tracks a figure-eight goal path; summary, ROS 2 bag and plot.
 
 With no argument the bundled Panda tracks the path of :mod:`pdls_ik.demo_path` at 100 Hz for
-10 s, passing close to its wrist singularity and a joint limit. Writes
+10 s (two loops), passing within a few degrees of its wrist singularity and of a joint limit.
+Each cycle is one :meth:`IKSolver.track` call: at most ``tracking_max_iterations`` iterations
+(the primary bound), ``tracking_timeout`` as a safety net. Writes
 ``pdls_ik_out/demo.mcap`` (ROS 2 bag, MCAP storage: /goal_pose, /joint_states,
 /joint_trajectory, /diagnostics) and ``pdls_ik_out/demo.png``. Exit 0 when every cycle kept
 its joint limits and velocity bound, 1 otherwise, 2 on bad input.
@@ -44,6 +46,12 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"--rate: {args.rate} must be in (0, 10000] Hz")
     solver = make_solver(args.urdf, args.tip, args.base, args.config,
                          tracking_rate=args.rate)
+    dof = solver.chain_variables.size
+    if dof < 6 and not solver.config.position_only:
+        print(f"note: {dof} joints from {solver.base_link} to {solver.tip_link} cannot follow "
+              f"a full pose path; tracking the position only (position_only: true)")
+        solver = make_solver(args.urdf, args.tip, args.base, args.config,
+                             tracking_rate=args.rate, position_only=True)
     robot_name = Path(str(args.urdf)).stem if not Path(str(args.urdf)).is_file() else None
     path, home = default_path(solver.linkage, solver.tip_link, solver.base_link,
                               robot_name=robot_name)
@@ -58,7 +66,9 @@ def run(args: argparse.Namespace) -> int:
     counts = write_bag(log, solver, out / "demo.mcap", start_ns)
     plot_tracking(log.arrays(), log.joint_names, log.level_names, solver.lower, solver.upper,
                   out / "demo.png", title=f"pdls_ik demo: {solver.linkage.name} "
-                                          f"{solver.tip_link}, {args.rate:g} Hz")
+                                          f"{solver.tip_link}, {args.rate:g} Hz",
+                  tolerances=(solver.config.position_tolerance,
+                              solver.config.orientation_tolerance))
     print(f"wrote {out / 'demo.mcap'} ({', '.join(f'{k} {v}' for k, v in counts.items())})")
     print(f"wrote {out / 'demo.png'}")
     ok = summary["joint_limit_violations"] == 0 and \
