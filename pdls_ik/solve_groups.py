@@ -169,7 +169,7 @@ def solve_grouped(solver, theta0: Array) -> Tuple[Array, str, int, int]:
         problem = TaskProblem(restricted, idx.size, solver.continuous[idx], integrate)
         opts = solver.options.replace(free_variables=None)
         res = pdls.solve(problem, theta0[idx], solver.lower[idx], solver.upper[idx], opts)
-        theta[idx] = res.theta
+        theta[idx] = res.theta if res.converged or res.best_theta is None else res.best_theta
         iterations = max(iterations, res.iterations)
         if res.status != pdls.CONVERGED and status == pdls.CONVERGED:
             status = res.status

@@ -58,6 +58,18 @@ def task_error(task: Task, e: Array) -> Tuple[float, bool]:
     return err, err <= tol
 
 
+def level_tolerance(task: Task) -> float:
+    """The weighted residual norm below which ``task`` is surely met (its tightest row
+    tolerance times its weight); optional tasks never constrain: inf."""
+    if getattr(task, "optional", False):
+        return float("inf")
+    if hasattr(task, "position_tolerance"):
+        return min(task.position_tolerance * task.position_weight,
+                   getattr(task, "orientation_tolerance", np.inf) *
+                   getattr(task, "orientation_weight", 1.0))
+    return getattr(task, "tolerance", 1e-6) * task.weight
+
+
 @dataclass
 class TaskResult:
     """Outcome of :meth:`TaskSolver.solve`.
@@ -94,7 +106,10 @@ class TaskProblem:
 
     def __init__(self, tasks: Sequence[Task], n: int, continuous: Array, integrate=None):
         self.stack = LevelStack(tasks, n)
-        self.levels = self.stack
+        #: per level, the residual norm below which its tasks are met (smallest weighted task
+        #: tolerance): the lexicographic "best θ" of a failed solve is judged against these
+        self.tolerances = [min((level_tolerance(t) for t in group), default=None)
+                           for group in self.stack.groups]
         self.posture_variation = self.stack.posture_variation if self.stack.postures else None
         self.continuous = np.asarray(continuous, dtype=bool)
         if integrate is not None:
@@ -102,6 +117,13 @@ class TaskProblem:
         self._rows = [(task, k, sl) for k, (group, rows) in
                       enumerate(zip(self.stack.groups, self.stack.rows))
                       for task, sl in zip(group, rows)]
+
+    def levels(self, theta: Array):
+        """The stacked levels at θ, each with its tolerance (see :attr:`tolerances`)."""
+        levels = self.stack(theta)
+        for level, tol in zip(levels, self.tolerances):
+            level.tolerance = tol
+        return levels
 
     def task_errors(self, levels) -> Dict[str, Tuple[float, bool]]:
         """Task name → (error, within tolerance) from evaluated levels."""
@@ -210,7 +232,7 @@ class TaskSolver:
             opts = self.options if self.free.all() else \
                 self.options.replace(free_variables=self.free)
             res = pdls.solve(self.problem, theta0, self.lower, self.upper, opts)
-            theta = res.theta
+            theta = res.theta if res.converged or res.best_theta is None else res.best_theta
             status, iterations, ngroups = res.status, res.iterations, 1
         levels = self.problem.levels(theta)
         errs = self.problem.task_errors(levels)
