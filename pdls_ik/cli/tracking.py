@@ -162,7 +162,8 @@ def summarize(log: TrackingLog, solver: IKSolver) -> Dict[str, float]:
         "lagging_cycles": lag_causes(log, solver),
         "solve_time_p50_ms": 1e3 * float(np.percentile(a["solve_time"], 50)),
         "solve_time_p99_ms": 1e3 * float(np.percentile(a["solve_time"], 99)),
-        "cpu_time_p99_ms": 1e3 * float(np.percentile(a["cpu_time"], 99)),
+        "cpu_time_p99_ms": 1e3 * float(np.percentile(a["cpu_time"], 99))
+        if len(log.cpu_times) == len(log.t) else math.nan,
         "max_position_error_m": float(np.max(a["position_error"])),
         "max_orientation_error_rad": float(np.max(a["orientation_error"])),
         "joint_limit_violations": int(np.sum((q < lo) | (q > up))),
