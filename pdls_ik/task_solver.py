@@ -108,8 +108,8 @@ class TaskProblem:
         self.stack = LevelStack(tasks, n)
         #: per level, the residual norm below which its tasks are met (smallest weighted task
         #: tolerance): the lexicographic "best θ" of a failed solve is judged against these
-        self.tolerances = [min((level_tolerance(t) for t in group), default=None)
-                           for group in self.stack.groups]
+        self.tolerances = [min(level_tolerance(t) for t in group) for group in self.stack.groups]
+        self.tolerances = [None if np.isinf(t) else t for t in self.tolerances]
         self.posture_variation = self.stack.posture_variation if self.stack.postures else None
         self.continuous = np.asarray(continuous, dtype=bool)
         if integrate is not None:
