@@ -123,6 +123,9 @@ class TaskConfig:
             key = f"closures[{i}]"
             entry = dict(_mapping(entry, key))
             _check_keys(entry, CLOSURE_KEYS, ("link_a", "link_b"), key)
+            if entry.get("mode", "pose") not in ("pose", "position"):
+                raise ConfigError(f"{key}.mode: expected pose or position, got "
+                                  f"{entry['mode']!r}")
             for side in ("frame_a", "frame_b"):
                 entry[side] = _frame_value(entry.get(side), f"{key}.{side}")
             closures.append(entry)
