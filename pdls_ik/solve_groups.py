@@ -13,7 +13,9 @@ not mix the blocks — fixed damping λ, residual and Δθ clamping by component
 size; with those options the grouped solution equals the joint one to rounding, while each group
 stops as soon as *it* has converged, and small SVDs replace a large one. With automatic damping
 or 2-norm clamping the groups differ slightly in path (λ and the clamp are computed per group),
-not in what they achieve. Variables that no level depends on stay at the seed.
+not in what they achieve. Variables that no level depends on belong to no group: they go to the
+fixed point of the posture tasks (the weighted mean of their preferred values, where the joint
+problem's posture variation converges to), or stay at the seed without posture.
 
 Support is found structurally from the Jacobians at the seed and at a perturbed seed.
 """
@@ -173,4 +175,18 @@ def solve_grouped(solver, theta0: Array) -> Tuple[Array, str, int, int]:
         iterations = max(iterations, res.iterations)
         if res.status != pdls.CONVERGED and status == pdls.CONVERGED:
             status = res.status
+    _posture_only(solver, groups, theta)
     return theta, status, iterations, len(groups)
+
+
+def _posture_only(solver, groups: List[SolveGroup], theta: Array) -> None:
+    """Set the free variables of no group to the posture fixed point Σ wᵢ qᵢ* / Σ wᵢ."""
+    postures = [t for t in solver.tasks if t.kind == POSTURE]
+    rest = solver.free.copy()
+    for g in groups:
+        rest[g.variables] = False
+    if not postures or not rest.any():
+        return
+    total = sum(t.weight for t in postures)
+    target = sum(t.weight * np.asarray(t.preferred, dtype=float) for t in postures) / total
+    theta[rest] = np.clip(target[rest], solver.lower[rest], solver.upper[rest])
