@@ -49,6 +49,18 @@ def pdls_batch_numba(robot: Robot) -> Solve:
     return solve
 
 
+def pdls_pose_numba(robot: Robot) -> Solve:
+    """Prototype: IKSolver.solve's restart loop on the compiled PDLS local solve
+    (:class:`pdls_ik._accel.pdls_pose.PoseSolver`; same iterates as the NumPy reference)."""
+    from pdls_ik._accel import available
+    if not available():
+        raise PeerMissing("numba not installed (pip install numba)")
+    from pdls_ik._accel.pdls_pose import PoseSolver
+    solver = PoseSolver(robot.linkage, robot.tip, robot.base)
+    solver.solve(np.eye(4), None, timeout=0.01)  # compile or load the cached kernel
+    return lambda T, seed, timeout: solver.solve(T, seed, timeout)[0]
+
+
 def _chain_indices(robot: Robot) -> np.ndarray:
     chain = robot.linkage.chain(robot.tip, robot.base)
     return np.array([robot.linkage.joint_index(name) for name in chain.names])
@@ -216,6 +228,7 @@ def pinocchio_clik(robot: Robot) -> Solve:
 #: label -> (factory, whether it is pdls_ik itself)
 SOLVERS: Dict[str, tuple] = {
     "pdls_ik IKSolver": (pdls_iksolver, True),
+    "pdls_ik PDLS[numba] (prototype)": (pdls_pose_numba, True),
     "pdls_ik solve_batch[numba] N=1": (pdls_batch_numba, True),
     "rtb ik_LM": (rtb_lm, False),
     "rtb ik_NR": (rtb_nr, False),

@@ -103,6 +103,10 @@ class ChainArrays:
         self.sample_lo = np.where(np.isfinite(self.lower), self.lower, -math.pi)
         self.sample_hi = np.where(np.isfinite(self.upper), self.upper, math.pi)
         self.free = np.any(self.select != 0.0, axis=0)
+        self.rows = np.arange(self.m)
+        aligned = chain.axis_aligned
+        self.axis_column = chain.axis_column[:self.m] if aligned else None
+        self.axis_sign = chain.axis_sign[:self.m] if aligned else None
 
     def pose_and_jacobian(self, q: Array):
         """Stacked tip poses T (N, 4, 4) and Jacobians J (N, 6, n) in the base frame, q (N, n)."""
@@ -114,18 +118,29 @@ class ChainArrays:
         np.sin(theta, out=coef[:, :, 1])
         coef[:, :, 2] = 1.0 - np.cos(theta)
         coef[:, :, 3] = theta
-        A = np.einsum("Nmk,mkl->Nml", coef, self.basis).reshape(N, self.m, 4, 4)
+        A = np.matmul(coef[:, :, None, :], self.basis).reshape(N, self.m, 4, 4)
         P = np.empty((N, self.m, 4, 4))
-        P[:, 0] = self.start @ A[:, 0]
+        np.matmul(self.start, A[:, 0], out=P[:, 0])
         for k in range(1, self.m):
             np.matmul(P[:, k - 1], A[:, k], out=P[:, k])
         T = P[:, -1] @ self.end
-        axes = np.einsum("Nmij,mj->Nmi", P[:, :, :3, :3], self.axis)
+        if self.axis_column is not None:   # coordinate axes: a column of the joint frame
+            axes = P[:, self.rows, :3, self.axis_column].transpose(1, 0, 2) * self.axis_sign
+        else:
+            axes = np.matmul(P[:, :, :3, :3], self.axis[:, :, None])[..., 0]
         d = T[:, None, :3, 3] - P[:, :, :3, 3]
-        cols = np.empty((N, self.m, 6))
-        cols[:, :, :3] = np.where(self.revolute[None, :, None], np.cross(axes, d), axes)
-        cols[:, :, 3:] = axes * self.revolute[None, :, None]
-        J = np.einsum("Nmr,mn->Nrn", cols, self.select)
+        cols = np.empty((N, 6, self.m))
+        a0, a1, a2 = axes[..., 0], axes[..., 1], axes[..., 2]
+        d0, d1, d2 = d[..., 0], d[..., 1], d[..., 2]
+        cols[:, 0] = a1 * d2 - a2 * d1
+        cols[:, 1] = a2 * d0 - a0 * d2
+        cols[:, 2] = a0 * d1 - a1 * d0
+        cols[:, 3:] = np.swapaxes(axes, 1, 2)
+        if not self.revolute.all():
+            prismatic = ~self.revolute
+            cols[:, :3, prismatic] = cols[:, 3:, prismatic]
+            cols[:, 3:, prismatic] = 0.0
+        J = cols @ self.select
         return T, J
 
 
@@ -176,7 +191,7 @@ def _step(J: Array, e: Array, q: Array, lower: Array, upper: Array, damping: flo
     if rows.any():
         fixed = np.where(over, upper - q, np.where(under, lower - q, 0.0))[rows]
         Jr = J[rows] * ~hit[rows][:, None, :]
-        er = e[rows] - np.einsum("Nrn,Nn->Nr", J[rows], fixed)
+        er = e[rows] - (J[rows] @ fixed[:, :, None])[:, :, 0]
         dq[rows] = fixed + dls_rows(Jr, er, mu[rows], eye) * ~hit[rows]
     return dq
 
@@ -184,7 +199,7 @@ def _step(J: Array, e: Array, q: Array, lower: Array, upper: Array, damping: flo
 def dls_rows(J: Array, e: Array, mu: Array, eye: Array) -> Array:
     """Jᵀ (J Jᵀ + μ I)⁻¹ e for stacked J (N, 6, n), e (N, 6), μ (N,)."""
     A = J @ np.swapaxes(J, 1, 2) + mu[:, None, None] * eye
-    return np.einsum("Nrn,Nr->Nn", J, np.linalg.solve(A, e[:, :, None])[:, :, 0])
+    return (np.linalg.solve(A, e[:, :, None]).transpose(0, 2, 1) @ J)[:, 0]
 
 
 def _solve_numpy(ch: ChainArrays, targets, q, tol_p, tol_o, max_iterations, max_restarts,
