@@ -44,16 +44,18 @@ def jacobi_svd(A):
     m, n = A.shape
     W = A.copy()
     U = np.eye(m)
+    norms = np.empty(m)                 # squared row norms, updated by each rotation
+    for i in range(m):
+        norms[i] = np.dot(W[i], W[i])
     for _ in range(60):
         rotated = False
         for i in range(m - 1):
             for k in range(i + 1, m):
-                a = b = c = 0.0
+                a, b = norms[i], norms[k]
+                c = 0.0
                 for j in range(n):
-                    a += W[i, j] * W[i, j]
-                    b += W[k, j] * W[k, j]
                     c += W[i, j] * W[k, j]
-                if abs(c) <= 1e-15 * math.sqrt(a * b) or c == 0.0:
+                if c == 0.0 or abs(c) <= 1e-15 * math.sqrt(a * b):
                     continue
                 rotated = True
                 zeta = (b - a) / (2.0 * c)
@@ -68,11 +70,12 @@ def jacobi_svd(A):
                     ui, uk = U[j, i], U[j, k]
                     U[j, i] = cs * ui - sn * uk
                     U[j, k] = sn * ui + cs * uk
+                norms[i] = np.dot(W[i], W[i])
+                norms[k] = np.dot(W[k], W[k])
         if not rotated:
             break
-    norms = np.empty(m)
     for i in range(m):
-        norms[i] = math.sqrt(np.dot(W[i], W[i]))
+        norms[i] = math.sqrt(norms[i])
     order = np.argsort(-norms)
     u, s, vt = np.empty((m, m)), np.empty(m), np.zeros((m, n))
     for r in range(m):
