@@ -17,7 +17,8 @@ not in what they achieve. Variables that no level depends on belong to no group:
 fixed point of the posture tasks (the weighted mean of their preferred values, where the joint
 problem's posture variation converges to), or stay at the seed without posture.
 
-Support is found structurally from the Jacobians at the seed and at a perturbed seed.
+Support is found structurally from the Jacobians at the first seed and at a perturbed seed,
+once per solver (the task set and the fixed joints do not change).
 """
 from __future__ import annotations
 
@@ -152,24 +153,25 @@ def solve_grouped(solver, theta0: Array) -> Tuple[Array, str, int, int]:
     """
     from pdls_ik.task_solver import TaskProblem
 
-    rng = np.random.default_rng(0)
-    span = np.where(np.isfinite(solver.upper - solver.lower), solver.upper - solver.lower, 1.0)
-    probe = np.clip(theta0 + 0.1 * span * rng.uniform(-1.0, 1.0, theta0.size),
-                    solver.lower, solver.upper)
-    groups = partition(solver.tasks, [theta0, probe], solver.free)
+    groups = getattr(solver, "_groups", None)
+    if groups is None:                  # structure only: computed once per solver
+        rng = np.random.default_rng(0)
+        span = np.where(np.isfinite(solver.upper - solver.lower),
+                        solver.upper - solver.lower, 1.0)
+        probe = np.clip(theta0 + 0.1 * span * rng.uniform(-1.0, 1.0, theta0.size),
+                        solver.lower, solver.upper)
+        groups = solver._groups = partition(solver.tasks, [theta0, probe], solver.free)
+    problems = getattr(solver, "_group_problems", None)
+    if problems is None:
+        problems = solver._group_problems = [_group_problem(solver, g, TaskProblem)
+                                             for g in groups]
     theta = theta0.copy()
     status, iterations = pdls.CONVERGED, 0
-    for group in groups:
+    opts = solver.options.replace(free_variables=None)
+    for group, (problem, restricted) in zip(groups, problems):
         idx = group.variables
-        restricted = [_Restricted(t, idx, theta0, rows) for t, rows in group.tasks]
-        integrate = None
-        if solver.floating:
-            def integrate(th, step, idx=idx):
-                full, d = theta0.copy(), np.zeros(theta0.size)
-                full[idx], d[idx] = th, step
-                return solver.linkage.integrate_theta(full, d)[idx]
-        problem = TaskProblem(restricted, idx.size, solver.continuous[idx], integrate)
-        opts = solver.options.replace(free_variables=None)
+        for task in restricted:
+            task.full = theta0          # the other groups' variables (unused by this group)
         res = pdls.solve(problem, theta0[idx], solver.lower[idx], solver.upper[idx], opts)
         theta[idx] = res.theta if res.converged or res.best_theta is None else res.best_theta
         iterations = max(iterations, res.iterations)
@@ -177,6 +179,19 @@ def solve_grouped(solver, theta0: Array) -> Tuple[Array, str, int, int]:
             status = res.status
     _posture_only(solver, groups, theta)
     return theta, status, iterations, len(groups)
+
+
+def _group_problem(solver, group: SolveGroup, problem_class):
+    """(problem, restricted tasks) of one group, built once per solver."""
+    idx = group.variables
+    restricted = [_Restricted(t, idx, np.zeros(solver.n), rows) for t, rows in group.tasks]
+    integrate = None
+    if solver.floating:
+        def integrate(th, step):
+            full, d = restricted[0].full.copy(), np.zeros(solver.n)
+            full[idx], d[idx] = th, step
+            return solver.linkage.integrate_theta(full, d)[idx]
+    return problem_class(restricted, idx.size, solver.continuous[idx], integrate), restricted
 
 
 def _posture_only(solver, groups: List[SolveGroup], theta: Array) -> None:

@@ -90,10 +90,11 @@ def test_inactive_bound_changes_nothing(panda):
 
 
 def test_limit_avoidance_keeps_margins_when_possible(panda):
-    goal = np.array([0.45, 0.2, 0.3])
     q0 = Q0.copy()
     q0[0] = panda.upper[0] - 0.01                         # start inside the margin of joint 1
+    goal = panda.forward_kinematics(q0, "panda_link8")[:3, 3] + (0.0, 0.0, 0.03)
     plain = TaskSolver(panda, [_reach(panda, goal, priority=0)]).solve(q0)
+    assert plain.q[0] > panda.upper[0] - 0.1 * (panda.upper[0] - panda.lower[0])  # inside
     soft = LimitAvoidanceTask(panda, fraction=0.1, joints=panda.joint_names[:7])
     res = TaskSolver(panda, [_reach(panda, goal, priority=0), soft]).solve(q0)
     assert plain.success and res.success
