@@ -9,21 +9,21 @@ success re-checked by Pinocchio FK within 1e-5 m / 1e-4 rad and the limits) and 
 """
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 import time
 from typing import Dict, List
 
 import numpy as np
 
-from common import PinocchioCheck, random_q, robots, targets_by_fk
+from common import PinocchioCheck, protocol_main, random_q, robots, targets_by_fk
 from pdls_ik._accel import available
 from pdls_ik.batch import BatchSolver
 
 
-def run(sizes=(1, 10, 100, 1000, 10000), robot_name: str = "panda (bundled)",
+def run(sizes=None, robot_name: str = "panda (bundled)", quick: bool = False,
         log=print) -> List[Dict]:
+    """Rows per (backend, N); sizes default to 1 … 10,000 (… 1000 when quick)."""
+    sizes = sizes or ((1, 10, 100, 1000) if quick else (1, 10, 100, 1000, 10000))
     robot = robots([robot_name])[0]
     check = PinocchioCheck(robot)
     rng = np.random.default_rng(7)
@@ -78,16 +78,7 @@ def markdown(rows: List[Dict]) -> str:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="N up to 1000")
-    parser.add_argument("--json", help="write the rows to this file")
-    args = parser.parse_args(argv)
-    rows = run((1, 10, 100, 1000) if args.quick else (1, 10, 100, 1000, 10000))
-    print(markdown(rows))
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(rows, f, indent=1)
-    return 0
+    return protocol_main(__doc__, "N up to 1000", lambda a: run(quick=a.quick), markdown, argv)
 
 
 if __name__ == "__main__":

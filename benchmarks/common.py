@@ -6,7 +6,9 @@ solution uses Pinocchio's forward kinematics, not pdls_ik's.
 """
 from __future__ import annotations
 
+import argparse
 import datetime
+import json
 import os
 import platform
 import sys
@@ -197,3 +199,20 @@ def machine() -> Dict[str, object]:
             "cores": os.cpu_count(), "load_average": load,
             "OPENBLAS_CORETYPE": os.environ.get("OPENBLAS_CORETYPE", "(unset)"),
             "OPENBLAS_L2_SIZE": os.environ.get("OPENBLAS_L2_SIZE", "(unset)")}
+
+
+def protocol_main(doc: str, quick_help: str, run, markdown, argv=None, extra=None) -> int:
+    """Command line of one protocol: ``--quick``, ``--json FILE`` and ``extra(parser)``
+    arguments; ``run(args)`` gives the results, printed as ``markdown(results)``."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help=quick_help)
+    parser.add_argument("--json", help="write the results to this file")
+    if extra is not None:
+        extra(parser)
+    args = parser.parse_args(argv)
+    result = run(args)
+    print(markdown(result))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(result, f, indent=1, default=str)
+    return 0

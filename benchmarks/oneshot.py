@@ -13,8 +13,6 @@ the best peer of the same run (success: ours / best; times: ours / best).
 """
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 import time
 from typing import Dict, List
@@ -22,7 +20,8 @@ from typing import Dict, List
 import numpy as np
 
 import peers
-from common import PinocchioCheck, mid_q, random_q, robots, targets_by_fk, time_stats
+from common import (PinocchioCheck, mid_q, protocol_main, random_q, robots, targets_by_fk,
+                    time_stats)
 
 SLOW = {"ikpy": 10}  # solvers run on fewer targets in --quick (tens of ms per solve)
 
@@ -112,20 +111,15 @@ def markdown(rows: List[Dict]) -> str:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("-n", type=int, default=None, help="targets per robot (default 1000)")
-    parser.add_argument("--quick", action="store_true", help="N = 30, slow peers on fewer")
-    parser.add_argument("--robots", nargs="*", help="robot label prefixes, e.g. panda ur5")
-    parser.add_argument("--solvers", nargs="*", help="solver labels (see peers.SOLVERS)")
-    parser.add_argument("--json", help="write the rows to this file")
-    args = parser.parse_args(argv)
-    n = args.n or (30 if args.quick else 1000)
-    rows = run(n, robot_names=args.robots, solver_labels=args.solvers, quick=args.quick)
-    print(markdown(rows))
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(rows, f, indent=1)
-    return 0
+    def extra(parser):
+        parser.add_argument("-n", type=int, help="targets per robot (default 1000, quick 30)")
+        parser.add_argument("--robots", nargs="*", help="robot label prefixes, e.g. panda ur5")
+        parser.add_argument("--solvers", nargs="*", help="solver labels (see peers.SOLVERS)")
+
+    def go(args):
+        n = args.n or (30 if args.quick else 1000)
+        return run(n, robot_names=args.robots, solver_labels=args.solvers, quick=args.quick)
+    return protocol_main(__doc__, "N = 30, slow peers on fewer", go, markdown, argv, extra)
 
 
 if __name__ == "__main__":

@@ -40,12 +40,10 @@ def run(quick: bool, only=PROTOCOLS, n=None, log=print) -> Dict:
         doc["tracking"] = tracking.run(quick, log=log)
     if "scaling" in only:
         log("== scaling ==")
-        doc["scaling"] = scaling.run((6, 25, 100), (1, 3), 2, log=log) if quick \
-            else scaling.run(log=log)
+        doc["scaling"] = scaling.run(quick=quick, log=log)
     if "batch" in only:
         log("== batch ==")
-        doc["batch"] = batch.run((1, 10, 100, 1000) if quick else (1, 10, 100, 1000, 10000),
-                                 log=log)
+        doc["batch"] = batch.run(quick=quick, log=log)
     doc["elapsed_s"] = time.perf_counter() - t0
     return doc
 

@@ -16,16 +16,14 @@ is reachable at once. Measured with :func:`pdls_ik.pdls.solve` on a
 """
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 import time
 import tracemalloc
-from typing import Dict, List
+from typing import Dict
 
 import numpy as np
 
-import common  # noqa: F401  (puts the repository on sys.path)
+from common import protocol_main
 from pdls_ik import pdls
 from pdls_ik.levels import LevelStack
 from pdls_ik.model import load_urdf
@@ -71,8 +69,11 @@ def _timed(fn) -> float:
     return time.perf_counter() - t0
 
 
-def run(ns=(6, 12, 25, 50, 100, 200), ps=(1, 2, 3, 4, 5), repeat: int = 3,
-        log=print) -> Dict:
+def run(ns=None, ps=None, repeat: int = 3, quick: bool = False, log=print) -> Dict:
+    """Rows per (n, p) and fitted exponents; quick: n = 6, 25, 100, p = 1, 3, best of 2."""
+    if quick:
+        ns, ps, repeat = ns or (6, 25, 100), ps or (1, 3), 2
+    ns, ps = ns or (6, 12, 25, 50, 100, 200), ps or (1, 2, 3, 4, 5)
     rows = []
     for n in ns:
         robot = load_urdf(chain_urdf(n))
@@ -130,7 +131,8 @@ def markdown(result: Dict) -> str:
                 r = cell[n, p]
                 text = fmt.format(r[key])
                 if key == "solve_ms":
-                    text += f" ({r['iterations']}{'' if r['status'] == 'converged' else ' ' + r['status']})"
+                    note = "" if r["status"] == "converged" else " " + r["status"]
+                    text += f" ({r['iterations']}{note})"
                 cells.append(text)
             exp = result["exponents"].get(p, {})
             e = exp.get("iteration" if key == "iteration_ms" else "solve") \
@@ -140,16 +142,8 @@ def markdown(result: Dict) -> str:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="n = 6, 25, 100 and p = 1, 3")
-    parser.add_argument("--json", help="write the result to this file")
-    args = parser.parse_args(argv)
-    result = run((6, 25, 100), (1, 3), 2) if args.quick else run()
-    print(markdown(result))
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(result, f, indent=1)
-    return 0
+    return protocol_main(__doc__, "n = 6, 25, 100 and p = 1, 3", lambda a: run(quick=a.quick),
+                         markdown, argv)
 
 
 if __name__ == "__main__":

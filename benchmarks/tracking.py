@@ -15,8 +15,6 @@ velocity limit × dt), and joint-limit violations.
 """
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 import time
 from typing import Callable, Dict, List
@@ -24,7 +22,7 @@ from typing import Callable, Dict, List
 import numpy as np
 from scipy.spatial.transform import Rotation
 
-from common import LIMIT_SLACK, robots
+from common import LIMIT_SLACK, protocol_main, robots
 from pdls_ik import IKSolver
 from pdls_ik.demo_path import default_path
 
@@ -126,8 +124,8 @@ def run(quick: bool = False, log=print) -> List[Dict]:
 
 
 def markdown(rows: List[Dict]) -> str:
-    lines = ["| path | levels | DOF | cycles | p50 ms | p99 ms | max ms | CPU p50 / p99 ms | goal met %"
-             " | max pos err m | max ori err rad | largest step rad (÷ v_max·dt) | limit viol. |",
+    lines = ["| path | levels | DOF | cycles | p50 ms | p99 ms | max ms | CPU p50 / p99 ms "
+             "| goal met % | max pos err m | max ori err rad | largest step rad (÷ v_max·dt) | limit viol. |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {r['case']} | {' > '.join(r['levels'])} | {r['dof']} | {r['cycles']} | "
@@ -140,16 +138,8 @@ def markdown(rows: List[Dict]) -> str:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="2 s paths instead of 10 s")
-    parser.add_argument("--json", help="write the rows to this file")
-    args = parser.parse_args(argv)
-    rows = run(args.quick)
-    print(markdown(rows))
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(rows, f, indent=1)
-    return 0
+    return protocol_main(__doc__, "2 s paths instead of 10 s", lambda a: run(a.quick), markdown,
+                         argv)
 
 
 if __name__ == "__main__":

@@ -274,8 +274,8 @@ def _now():
 
 
 @numba.njit(cache=True)
-def solve_restarts(start, use_start, pool, deadline, target, ch, lower, upper, free, continuous, wp, wo,
-                   tol_p, tol_o, tmax, max_iterations, window, ratio, restart):
+def solve_restarts(start, use_start, pool, deadline, target, ch, lower, upper, free, continuous,
+                   wp, wo, tol_p, tol_o, tmax, max_iterations, window, ratio, restart):
     """IKSolver.solve's loop: local solves from start (if use_start), then from the rows of pool
     (fresh seeds (n,)) while unconverged and before ``deadline`` (perf_counter seconds).
 
