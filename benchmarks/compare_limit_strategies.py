@@ -10,7 +10,8 @@ kinematics of random configurations:
 
 Strategies: the clamping loop, PGS to 1e-12, and an inexact PGS (30 sweeps). For each strategy
 and case it prints the success rate, the median and 90th-percentile solve time
-and the mean iterations of the successful solves. Times depend on the machine (run it alone; it takes the best of two passes).
+and the mean iterations of the successful solves. Times depend on the machine (run it alone;
+it takes the best of two passes).
 
     python benchmarks/compare_limit_strategies.py [--count N] [--seed S]
 """

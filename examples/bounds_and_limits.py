@@ -41,7 +41,8 @@ def main() -> int:
     res = TaskSolver(robot, [table, reach(robot, goal)]).solve(Q0)
     p = robot.forward_kinematics(res.q, "panda_link8")[:3, 3]
     print(f"[table] hand z = {p[2]:.9f} m (table 0.25), violation "
-          f"{res.errors['bound:panda_link8']:.3e} m, x-y error {np.linalg.norm(p[:2] - goal[:2]):.3e} m; target below the table: "
+          f"{res.errors['bound:panda_link8']:.3e} m, x-y error "
+          f"{np.linalg.norm(p[:2] - goal[:2]):.3e} m; target below the table: "
           f"success={res.success}")
     ok &= p[2] >= 0.25 - 1e-9 and np.linalg.norm(p[:2] - goal[:2]) < 1e-6
 

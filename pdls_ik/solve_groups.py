@@ -185,13 +185,12 @@ def _group_problem(solver, group: SolveGroup, problem_class):
     """(problem, restricted tasks) of one group, built once per solver."""
     idx = group.variables
     restricted = [_Restricted(t, idx, np.zeros(solver.n), rows) for t, rows in group.tasks]
-    integrate = None
-    if solver.floating:
-        def integrate(th, step):
-            full, d = restricted[0].full.copy(), np.zeros(solver.n)
-            full[idx], d[idx] = th, step
-            return solver.linkage.integrate_theta(full, d)[idx]
-    return problem_class(restricted, idx.size, solver.continuous[idx], integrate), restricted
+    def integrate(th, step):
+        full, d = restricted[0].full.copy(), np.zeros(solver.n)
+        full[idx], d[idx] = th, step
+        return solver.linkage.integrate_theta(full, d)[idx]
+    return (problem_class(restricted, idx.size, solver.continuous[idx],
+                          integrate if solver.floating else None), restricted)
 
 
 def _posture_only(solver, groups: List[SolveGroup], theta: Array) -> None:

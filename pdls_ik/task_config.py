@@ -9,7 +9,7 @@ Keys (every one optional; unknown keys are errors naming the key)::
     closures:                     # loop closures, solved at the highest ("invariant") level
       - link_a: coupler           # required
         link_b: rocker            # required
-        frame_a: [0.25, 0, 0]     # point [m] in link_a, or {position: [..], orientation: [x,y,z,w]}
+        frame_a: [0.25, 0, 0]     # point [m] in link_a, or {position: [..], orientation: [..]}
         frame_b: [0.2, 0, 0]
         mode: position            # pose (6 rows, welded) | position (3 rows, ball joint)
         tolerance: 1.0e-10        # [m] / [rad]
@@ -17,7 +17,7 @@ Keys (every one optional; unknown keys are errors naming the key)::
     tasks:                        # extra tasks; "type" selects the class
       - {type: com, target: [0, 0, 0], axes: [true, true, false], tolerance: 1.0e-5}
       - {type: frame, link: l_hand, position: [..], orientation: [x, y, z, w], priority: 1}
-      - {type: relative_frame, link: l_tool, relative_to: r_tool, position: [..], orientation: [..]}
+      - {type: relative_frame, link: l_tool, relative_to: r_tool, position: [..]}
       - {type: look_at, link: camera, target: [1, 0, 1], axis: x, target_link: null}
       - {type: position_bound, link: l_tool, lower: [null, null, 0.1], upper: [.., .., ..]}
       - {type: position_bound, link: l_tool, normal: [0, 0, 1], offset: 0.1}

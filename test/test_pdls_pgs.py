@@ -49,7 +49,7 @@ def test_unbounded_zero_column_and_bad_inputs():
     A = np.array([[1.0, 0.0], [0.0, 0.0]])
     res = bounded_least_squares(A, np.array([2.0, 1.0]), np.array([-1.0, 0.5]),
                                 np.array([1.0, 2.0]))
-    assert res.x.tolist() == [1.0, 0.5]                 # clipped; free column at its bound nearest 0
+    assert res.x.tolist() == [1.0, 0.5]      # clipped; the free column at its bound nearest 0
     with pytest.raises(InputError, match="lower <= upper"):
         bounded_least_squares(A, np.zeros(2), np.ones(2), np.zeros(2))
     with pytest.raises(InputError, match="A \\(m, n\\)"):

@@ -1,15 +1,17 @@
 """Tasks (effectors): residual rows and Jacobian rows, one task per file.
 
-    FrameTask           pose target for any link (masks, weights, tolerances)  frame_task.py
-    RelativeFrameTask   pose of a link in another moving link's frame          relative_frame_task.py
-    LookAtTask          a link axis pointing at a point (2 rows)               look_at_task.py
-    CoMTask             centre of mass on selected axes                        com_task.py
-    PositionBoundTask   a link point inside a box / above a plane (≤, ≥ rows)  position_bound_task.py
-    LimitAvoidanceTask  soft joint-limit margins, optional lower level         limit_avoidance_task.py
-    ClosureTask         loop closure between two links, "invariant" level      closure_task.py
-    PostureTask         preferred joint values, lowest priority                posture_task.py
-    JointLockTask       hold joints at values, above the targets               joint_lock_task.py
-    Task                the abstract base: compute(q) -> (e (m,), J (m, n))    base.py
+    FrameTask           pose target for any link (masks, weights, tolerances)
+    RelativeFrameTask   pose of a link in another moving link's frame
+    LookAtTask          a link axis pointing at a point (2 rows)
+    CoMTask             centre of mass on selected axes
+    PositionBoundTask   a link point inside a box / above a plane (≤, ≥ rows)
+    LimitAvoidanceTask  soft joint-limit margins, optional lower level
+    ClosureTask         loop closure between two links, "invariant" level
+    PostureTask         preferred joint values, lowest priority
+    JointLockTask       hold joints at values, above the targets
+    Task                the abstract base: compute(q) -> (e (m,), J (m, n))
+
+Each lives in the file named after it in snake case (``FrameTask`` in ``frame_task.py``).
 """
 from pdls_ik.tasks.base import INVARIANT, LOCK, POSTURE, TARGET, Task
 from pdls_ik.tasks.closure_task import ClosureTask
