@@ -4,10 +4,9 @@ Position (root frame), with link masses m_i and link CoM positions c_i(q)::
 
     c(q) = (1 / M) Σ_i m_i c_i(q),        M = Σ_i m_i
 
-Jacobian (3, n), after Baerlocher & Boulic (2000), "Balance control of articulated figures
-through the centre of mass" (mass properties of an articulated body, section 3): a joint moves
-the whole subtree it carries, so each joint column is that of one *augmented body*, the
-subtree mass M_j at the subtree CoM s_j::
+Jacobian (3, n), after Baerlocher & Boulic (2000), "Kinematic control of the mass properties of
+redundant articulated bodies", IEEE ICRA: a joint moves the whole subtree it carries, so each
+joint column is that of one *augmented body*, the subtree mass M_j at the subtree CoM s_j::
 
     revolute  j:  J_c[:, j] = (M_j / M) · a_j × (s_j − p_j)
     prismatic j:  J_c[:, j] = (M_j / M) · a_j

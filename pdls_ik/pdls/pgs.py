@@ -16,7 +16,7 @@ This is the iteration of the projected Gauss–Seidel impulse solver of Simbody 
 bounded unknowns ``lb ≤ π ≤ ub`` solved row by row with projection), here applied to the
 kinematic step; H is symmetric positive definite when λ > 0, so the sweeps converge to the
 unique minimizer (Cryer 1971, "The solution of a quadratic programming problem using systematic
-overrelaxation"; Murty 1988, *Linear Complementarity*, §9).
+overrelaxation"; Murty 1988, *Linear Complementarity, Linear and Nonlinear Programming*).
 
 For priority levels (:func:`pgs_step`), the levels are stacked with weights ``w^k`` (w =
 ``pgs_level_weight`` ≪ 1): the bounds are met exactly, the priorities become very strong weights

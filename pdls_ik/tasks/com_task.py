@@ -5,8 +5,8 @@ the CoM above a point of the support polygon, height free)::
 
     e = w · (c* − c(q))      [m]          J = w · J_c(q)      (m, n)
 
-with c and J_c from :class:`~pdls_ik.model.com.CenterOfMass` (Baerlocher & Boulic 2000, "Balance
-control of articulated figures through the centre of mass", section 3), or from
+with c and J_c from :class:`~pdls_ik.model.com.CenterOfMass` (Baerlocher & Boulic 2000,
+"Kinematic control of the mass properties of redundant articulated bodies", ICRA), or from
 :meth:`~pdls_ik.model.floating.FloatingBase.com_position_and_jacobian` on a floating robot, where
 the base is the world.
 """

@@ -16,9 +16,8 @@ The axis turns with the link's angular velocity ω; the direction d turns with
 with J_o the linear Jacobian of the link origin and J_P that of the target point (zero for a
 point fixed in the base frame; for a point carried by ``target_link`` its point Jacobian). This is
 exact at alignment and a first-order model elsewhere, like every rotation-vector error
-(Baerlocher & Boulic 2004, §2 effectors; orientation errors after Siciliano et al., *Robotics*,
-§3.7.3; the gaze task of Mansard & Chaumette 2007, "Task sequencing for high-level sensor-based
-control", uses the same 2-DOF visual-axis constraint).
+(effectors of Baerlocher & Boulic 2004; orientation errors after Siciliano et al., *Robotics*,
+§3.7.3).
 """
 from __future__ import annotations
 
