@@ -26,6 +26,9 @@ MOVEIT_ALIASES = {"kinematics_solver_timeout": "timeout", "position_only_ik": "p
 MOVEIT_IGNORED = ("kinematics_solver", "kinematics_solver_search_resolution",
                   "kinematics_solver_attempts")
 DEFAULT_NODE_NAME = "pdls_ik_node"
+#: values of ``limit_strategy`` (pdls_ik.pdls.options.LIMIT_STRATEGIES, not imported: config
+#: stays free of the solver)
+LIMIT_STRATEGIES = ("clamping", "pgs")
 
 
 def _p(default, description: str, lo=None, hi=None, lo_open=False, hi_open=False):
@@ -57,6 +60,10 @@ class IKConfig:
                          0.0, 10.0, lo_open=True)
     damping: float = _p(-1.0, "Damping lambda of every level; < 0: automatic per level "
                               "(Baerlocher 2001), >= 0: fixed.", -1.0, 1e3)
+    limit_strategy: str = _p("clamping", "How a step is kept within the joint limits: "
+                                         "'clamping' (limiting loop, strict priorities) or 'pgs' "
+                                         "(box-constrained damped step by projected "
+                                         "Gauss-Seidel).")
     pose_priority: int = _p(0, "Priority of the pose task among targets (smaller = higher).",
                             0, 100)
     position_weight: float = _p(1.0, "Weight of the position rows [1/m].", 0.0, 1e6,
@@ -97,6 +104,9 @@ class IKConfig:
             raise ConfigError(
                 f"locked_positions: {len(self.locked_positions)} values for "
                 f"{len(self.locked_joints)} locked_joints")
+        if self.limit_strategy not in LIMIT_STRATEGIES:
+            raise ConfigError(f"parameter 'limit_strategy': expected one of "
+                              f"{', '.join(LIMIT_STRATEGIES)}, got {self.limit_strategy!r}")
         if len(set(self.locked_joints)) != len(self.locked_joints):
             raise ConfigError("locked_joints: a joint is listed twice")
 

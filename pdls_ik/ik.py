@@ -239,6 +239,7 @@ class IKSolver:
         damping = None if cfg.damping < 0.0 else cfg.damping
         self._options = pdls.PDLSOptions(max_iterations=cfg.max_iterations, damping=damping,
                                          theta_diff_max_mag=cfg.max_step,
+                                         limit_strategy=cfg.limit_strategy,
                                          free_variables=None if free.all() else free)
         self._track_options = self._options.replace(
             max_iterations=cfg.tracking_max_iterations, max_time=None)

@@ -153,7 +153,8 @@ def pdls_options(config: IKConfig, **changes) -> pdls.PDLSOptions:
     """
     damping = None if config.damping < 0.0 else config.damping
     fields = dict(max_iterations=config.max_iterations, damping=damping,
-                  theta_diff_max_mag=config.max_step, divergence_factor=None)
+                  theta_diff_max_mag=config.max_step, limit_strategy=config.limit_strategy,
+                  divergence_factor=None)
     fields.update(changes)
     return pdls.PDLSOptions(**fields)
 

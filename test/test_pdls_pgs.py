@@ -128,3 +128,20 @@ def test_panda_ik_with_pgs_stays_within_limits_and_converges():
             T = panda.forward_kinematics(res.q, "panda_link8")
             assert np.linalg.norm(T[:3, 3] - task.target_position) < 1e-5
     assert ok >= 18
+
+
+def test_ik_solver_selects_pgs_from_its_config():
+    from pdls_ik import IKSolver
+    from pdls_ik.config import IKConfig
+
+    panda = load_urdf(REPO / "urdf" / "panda.urdf")
+    solver = IKSolver(panda, "panda_link8", limit_strategy="pgs", timeout=5.0)
+    assert solver._options.limit_strategy == "pgs"
+    rng = np.random.default_rng(2)
+    for _ in range(10):
+        q = rng.uniform(panda.lower, panda.upper)
+        res = solver.solve(panda.forward_kinematics(q, "panda_link8"))
+        assert res.success and res.position_error < 1e-5
+        assert np.all(res.q >= panda.lower) and np.all(res.q <= panda.upper)
+    with pytest.raises(ConfigError, match="limit_strategy"):
+        IKConfig(limit_strategy="magic")
