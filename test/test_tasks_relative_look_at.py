@@ -2,6 +2,8 @@
 solves checked by forward kinematics, bad configuration."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
@@ -115,7 +117,8 @@ def test_look_at_a_moving_hand_on_a_floating_robot():
     T = robot.forward_kinematics(theta, "camera")
     Th = robot.forward_kinematics(theta, "r_hand")
     d = Th[:3, :3] @ (0, 0, -0.05) + Th[:3, 3] - T[:3, 3]
-    assert np.arccos(np.clip(T[:3, 0] @ d / np.linalg.norm(d), -1, 1)) < 1e-9
+    # angle between the camera axis and the line of sight (atan2: well conditioned near 0)
+    assert math.atan2(np.linalg.norm(np.cross(T[:3, 0], d)), T[:3, 0] @ d) < 1e-9
 
 
 def test_look_at_opposite_direction_still_turns(humanoid):
@@ -154,6 +157,10 @@ def test_look_at_swing_matches_scipy(humanoid):
     assert np.linalg.norm(e) == pytest.approx(angle, abs=1e-12)
     T = humanoid.forward_kinematics(q, "camera")
     d_l = T[:3, :3].T @ ((0.7, 0.4, 1.5) - T[:3, 3])
-    swing = Rotation.align_vectors([d_l], [[1.0, 0, 0]])[0].as_rotvec()
+    # the smallest rotation taking x onto d_l (scipy's align_vectors only returns it for one
+    # vector pair from SciPy 1.11 on, so it is written out here: axis x × d, angle atan2)
+    a, d = np.array([1.0, 0.0, 0.0]), d_l / np.linalg.norm(d_l)
+    axis = np.cross(a, d)
+    swing = axis / np.linalg.norm(axis) * math.atan2(np.linalg.norm(axis), a @ d)
     rows = task._basis @ swing
     assert np.allclose(rows, e, atol=1e-9)
