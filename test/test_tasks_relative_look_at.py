@@ -6,7 +6,6 @@ import math
 
 import numpy as np
 import pytest
-from scipy.spatial.transform import Rotation
 
 from conftest import REPO, random_q
 from fd_support import residual_derivative
