@@ -13,6 +13,7 @@ import sys
 import time
 from typing import Dict, List
 
+import common  # noqa: F401,I100  (first: single-core BLAS before NumPy loads)
 import numpy as np
 
 from common import PinocchioCheck, protocol_main, random_q, robots, targets_by_fk

@@ -1,5 +1,9 @@
 """Shared pieces of the benchmark suite: robots, random targets, the independent FK check, stats.
 
+Single-core figures: BLAS thread pools are limited to one thread (``OPENBLAS_NUM_THREADS``,
+``OMP_NUM_THREADS``, ``MKL_NUM_THREADS`` default to 1 here, before NumPy loads); threaded BLAS
+only adds synchronisation to the small products of IK.
+
 Robots: the bundled Panda and UR5 (:func:`pdls_ik.resources.bundled_urdf`) and every URDF in
 ``../shared/robots`` beside the repository (override with ``PDLS_IK_ROBOTS``). The check of a
 solution uses Pinocchio's forward kinematics, not pdls_ik's.
@@ -17,7 +21,10 @@ from importlib import metadata
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
-import numpy as np
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import numpy as np  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -198,7 +205,8 @@ def machine() -> Dict[str, object]:
             "machine": platform.machine(), "system": platform.platform(), "cpu": cpu,
             "cores": os.cpu_count(), "load_average": load,
             "OPENBLAS_CORETYPE": os.environ.get("OPENBLAS_CORETYPE", "(unset)"),
-            "OPENBLAS_L2_SIZE": os.environ.get("OPENBLAS_L2_SIZE", "(unset)")}
+            "OPENBLAS_L2_SIZE": os.environ.get("OPENBLAS_L2_SIZE", "(unset)"),
+            "OPENBLAS_NUM_THREADS": os.environ.get("OPENBLAS_NUM_THREADS", "(unset)")}
 
 
 def protocol_main(doc: str, quick_help: str, run, markdown, argv=None, extra=None) -> int:

@@ -17,6 +17,7 @@ import sys
 import time
 from typing import Dict, List
 
+import common  # noqa: F401,I100  (first: single-core BLAS before NumPy loads)
 import numpy as np
 
 import peers

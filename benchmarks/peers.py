@@ -17,6 +17,7 @@ import warnings
 import xml.etree.ElementTree as ET
 from typing import Callable, Dict, List, Optional
 
+import common  # noqa: F401,I100  (first: single-core BLAS before NumPy loads)
 import numpy as np
 
 from common import Robot, mid_q

@@ -21,6 +21,7 @@ import time
 import tracemalloc
 from typing import Dict
 
+import common  # noqa: F401,I100  (first: single-core BLAS before NumPy loads)
 import numpy as np
 
 from common import protocol_main

@@ -19,6 +19,7 @@ import sys
 import time
 from typing import Callable, Dict, List
 
+import common  # noqa: F401,I100  (first: single-core BLAS before NumPy loads)
 import numpy as np
 from scipy.spatial.transform import Rotation
 

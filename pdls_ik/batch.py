@@ -38,6 +38,8 @@ from pdls_ik.trajectory import wrap_angle
 Array = NDArray[np.float64]
 #: a local solve restarts when ½‖e‖² fell by less than this factor over STALL_WINDOW iterations
 STALL_WINDOW, STALL_RATIO = 5, 0.9
+#: problems solved together by the NumPy backend (larger stacks fall out of the CPU caches)
+CHUNK = 1024
 
 
 @dataclass
@@ -109,38 +111,42 @@ class ChainArrays:
         self.axis_sign = chain.axis_sign[:self.m] if aligned else None
 
     def pose_and_jacobian(self, q: Array):
-        """Stacked tip poses T (N, 4, 4) and Jacobians J (N, 6, n) in the base frame, q (N, n)."""
-        N = q.shape[0]
+        """Stacked tip poses T (N, 4, 4) and Jacobians J (N, 6, n) in the base frame, q (N, n).
+
+        Arrays are joint-major, (m, N, ...), so that every product is one BLAS call or one
+        stacked 4 × 4 product over the N problems.
+        """
+        N, m = q.shape[0], self.m
         q_ext = np.concatenate((q, np.zeros((N, 1))), axis=1)
-        theta = q_ext[:, self.qidx] * self.multiplier + self.offset
-        coef = np.empty((N, self.m, 4))
+        theta = (q_ext[:, self.qidx] * self.multiplier + self.offset).T
+        coef = np.empty((m, N, 4))
         coef[:, :, 0] = 1.0
         np.sin(theta, out=coef[:, :, 1])
         coef[:, :, 2] = 1.0 - np.cos(theta)
         coef[:, :, 3] = theta
-        A = np.matmul(coef[:, :, None, :], self.basis).reshape(N, self.m, 4, 4)
-        P = np.empty((N, self.m, 4, 4))
-        np.matmul(self.start, A[:, 0], out=P[:, 0])
-        for k in range(1, self.m):
-            np.matmul(P[:, k - 1], A[:, k], out=P[:, k])
-        T = P[:, -1] @ self.end
+        A = np.matmul(coef, self.basis).reshape(m, N, 4, 4)
+        P = np.empty((m, N, 4, 4))
+        np.matmul(self.start, A[0], out=P[0])
+        for k in range(1, m):
+            np.matmul(P[k - 1], A[k], out=P[k])
+        T = P[-1] @ self.end
         if self.axis_column is not None:   # coordinate axes: a column of the joint frame
-            axes = P[:, self.rows, :3, self.axis_column].transpose(1, 0, 2) * self.axis_sign
+            axes = P[self.rows, :, :3, self.axis_column] * self.axis_sign[:, :, None]
         else:
-            axes = np.matmul(P[:, :, :3, :3], self.axis[:, :, None])[..., 0]
-        d = T[:, None, :3, 3] - P[:, :, :3, 3]
-        cols = np.empty((N, 6, self.m))
+            axes = np.matmul(P[:, :, :3, :3], self.axis[:, None, :, None])[..., 0]
+        d = T[None, :, :3, 3] - P[:, :, :3, 3]
+        cols = np.empty((m, N, 6))
         a0, a1, a2 = axes[..., 0], axes[..., 1], axes[..., 2]
         d0, d1, d2 = d[..., 0], d[..., 1], d[..., 2]
-        cols[:, 0] = a1 * d2 - a2 * d1
-        cols[:, 1] = a2 * d0 - a0 * d2
-        cols[:, 2] = a0 * d1 - a1 * d0
-        cols[:, 3:] = np.swapaxes(axes, 1, 2)
+        cols[..., 0] = a1 * d2 - a2 * d1
+        cols[..., 1] = a2 * d0 - a0 * d2
+        cols[..., 2] = a0 * d1 - a1 * d0
+        cols[..., 3:] = axes
         if not self.revolute.all():
             prismatic = ~self.revolute
-            cols[:, :3, prismatic] = cols[:, 3:, prismatic]
-            cols[:, 3:, prismatic] = 0.0
-        J = cols @ self.select
+            cols[prismatic, :, :3] = axes[prismatic]
+            cols[prismatic, :, 3:] = 0.0
+        J = (cols.reshape(m, N * 6).T @ self.select).reshape(N, 6, self.n)
         return T, J
 
 
@@ -351,8 +357,13 @@ class BatchSolver:
             from pdls_ik._accel.dls import solve_many
             q, iterations, restarts, pos, ori = solve_many(ch, T, q, *args, self.random_seed)
         else:
-            q, iterations, restarts = _solve_numpy(ch, T, q, *args,
-                                                   np.random.default_rng(self.random_seed))
+            rng = np.random.default_rng(self.random_seed)
+            iterations = np.zeros(len(q), dtype=np.int64)
+            restarts = np.zeros(len(q), dtype=np.int64)
+            for lo in range(0, len(q), CHUNK):  # blocks that stay in cache
+                hi = lo + CHUNK
+                q[lo:hi], iterations[lo:hi], restarts[lo:hi] = _solve_numpy(
+                    ch, T[lo:hi], q[lo:hi], *args, rng)
             q, pos, ori = check_solutions(ch, q, T)
         success = (pos <= self.tolerances[0]) & (ori <= self.tolerances[1])
         return BatchResult(q, success, pos, ori, iterations, restarts, self.backend)

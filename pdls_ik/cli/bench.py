@@ -7,6 +7,7 @@ writes ``benchmarks.json``, ``benchmarks.md`` and ``benchmarks.png`` to ``--out`
 from __future__ import annotations
 
 import argparse
+import subprocess
 import sys
 from pathlib import Path
 from typing import List, Optional
@@ -51,9 +52,6 @@ def run(args) -> int:
         print("pdls-ik bench: error: the benchmark suite is not installed with the package; "
               "run it from a clone of the repository (benchmarks/run_all.py)", file=sys.stderr)
         return 2
-    sys.path.insert(0, str(folder))
-    try:
-        import run_all
-    finally:
-        sys.path.remove(str(folder))
-    return int(run_all.main(build_argv(args)))
+    # a fresh interpreter: the suite limits BLAS to one thread before NumPy loads
+    command = [sys.executable, str(folder / "run_all.py")] + build_argv(args)
+    return subprocess.run(command, check=False).returncode
