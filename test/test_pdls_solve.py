@@ -99,6 +99,23 @@ def test_diverged_with_and_without_revert(revert, theta, norm):
     assert result.divergences == 1
 
 
+def test_growth_within_tolerance_is_not_divergence():
+    """A converged level whose residual moves at rounding level (x10 per iteration, far below
+    its tolerance) while a lower level iterates is not diverging."""
+    calls = []
+
+    def levels(theta):
+        calls.append(None)
+        noise = np.array([1e-18 * 10.0 ** len(calls)])          # 1e-17, 1e-16, ... < 1e-10
+        t = theta[1]
+        return [(noise, np.array([[1.0, 0.0]])),
+                (np.array([-math.atan(t - 0.5)]), np.array([[0.0, 1.0 / (1.0 + (t - 0.5) ** 2)]]))]
+    opts = EXACT.replace(abort_on_divergence=True, divergence_factor=2.0)
+    result = solve(levels, np.array([0.0, 1.0]), options=opts)
+    assert result.status == CONVERGED and result.divergences == 0
+    assert result.iterations >= 3 and abs(result.theta[1] - 0.5) < 1e-10
+
+
 def test_divergence_without_abort_reverts_and_slows_down():
     # Newton on atan(θ) = 0 diverges from |θ0| > 1.39; smaller steps converge.
     def atan_levels(theta):

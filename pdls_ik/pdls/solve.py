@@ -149,7 +149,7 @@ def solve(problem: Union[PDLSProblem, Callable], theta0, lower=None, upper=None,
         if (all(conv[:counted(p)]) if custom is None else bool(custom)):
             status = CONVERGED
             break
-        diverging = _diverging_level(prep.norms, prev_norms, opts)
+        diverging = _diverging_level(prep.norms, prev_norms, tols, opts)
         if diverging is not None:
             counters["divergences"] += 1
             if opts.abort_on_divergence:
@@ -222,12 +222,16 @@ def solve(problem: Union[PDLSProblem, Callable], theta0, lower=None, upper=None,
     return result
 
 
-def _diverging_level(norms: List[float], previous: Optional[List[float]],
+def _diverging_level(norms: List[float], previous: Optional[List[float]], tols: List[float],
                      opts: PDLSOptions) -> Optional[int]:
-    """Highest-priority level k < min_divergable_level whose norm grew too much, or None."""
+    """Highest-priority level k < min_divergable_level whose norm grew too much, or None.
+
+    Growth that leaves a level within its convergence tolerance ``tols[k]`` is not divergence:
+    a converged level whose residual moves at rounding level (1e-17 to 1e-16, say) while lower
+    levels act must not revert their steps."""
     if previous is None or opts.divergence_factor is None or len(previous) != len(norms):
         return None
     for k in range(min(opts.min_divergable_level, len(norms))):
-        if norms[k] > opts.divergence_tol + opts.divergence_factor * previous[k]:
+        if norms[k] > max(tols[k], opts.divergence_tol + opts.divergence_factor * previous[k]):
             return k
     return None
