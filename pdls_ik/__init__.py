@@ -1,9 +1,12 @@
 """pdls_ik: inverse kinematics by Prioritized Damped Least Squares (Baerlocher & Boulic 2004).
 
 Public entry points (imported lazily, so that ``import pdls_ik`` stays cheap):
-    load_urdf(source, base_link=None) -> Linkage   (pdls_ik.model)
-    IKSolver, IKResult                              (pdls_ik.ik)
-    pdls.step, pdls.solve                           (pdls_ik.pdls, the robot-agnostic core)
+    load_urdf(source, base_link=None) -> Linkage    (pdls_ik.model)
+    FloatingBase, CenterOfMass                       (pdls_ik.model: floating root, CoM)
+    IKSolver, IKResult                               (pdls_ik.ik: one tip, one-shot and tracking)
+    IKConfig, load_config                            (pdls_ik.config: options, YAML)
+    TaskSolver, TaskResult, load_task_config         (any stack of tasks, closures)
+    pdls.step, pdls.solve                            (pdls_ik.pdls, the robot-agnostic core)
 """
 from importlib import import_module
 
@@ -15,9 +18,19 @@ __version__ = "0.1.0"
 _LAZY = {
     "load_urdf": "pdls_ik.model",
     "Linkage": "pdls_ik.model",
+    "FloatingBase": "pdls_ik.model.floating",
+    "CenterOfMass": "pdls_ik.model.com",
     "IKSolver": "pdls_ik.ik",
     "IKResult": "pdls_ik.ik",
+    "IKConfig": "pdls_ik.config",
+    "load_config": "pdls_ik.config",
+    "TaskSolver": "pdls_ik.task_solver",
+    "TaskResult": "pdls_ik.task_solver",
+    "load_task_config": "pdls_ik.task_config",
 }
+
+__all__ = ["ConfigError", "InputError", "JointError", "LinkError", "PDLSIKError", "URDFError",
+           *_LAZY]
 
 
 def __getattr__(name):
