@@ -54,7 +54,8 @@ def markdown(doc: Dict) -> str:
             f"{m['load_average']}), Python {v['python']}, numpy {v['numpy']}, "
             f"pin {v['pin']}, roboticstoolbox-python {v['roboticstoolbox-python']}, "
             f"ikpy {v['ikpy']}, numba {v['numba']}; OPENBLAS_CORETYPE={m['OPENBLAS_CORETYPE']},"
-            f" OPENBLAS_L2_SIZE={m['OPENBLAS_L2_SIZE']}.", f"Command: `{doc['command']}`"
+            f" OPENBLAS_L2_SIZE={m['OPENBLAS_L2_SIZE']}, OPENBLAS_NUM_THREADS="
+            f"{m.get('OPENBLAS_NUM_THREADS', '(unset)')}.", f"Command: `{doc['command']}`"
             + (" (quick mode)" if doc["quick"] else "")]
     parts = ["\n".join(head)]
     if "oneshot" in doc:
