@@ -133,6 +133,14 @@ class _TrackProblem(_Problem):
       and the divergence check reverting steps, so that a cycle never converged.
     * Time budget as a safety net: once ``TRACK_MIN_ITERATIONS`` iterations are applied and the
       deadline is passed, the cycle stops (``timed_out``), reported as "max_time".
+    * A goal beyond the cycle's velocity box is replaced by the intermediate pose that the best
+      step inside the box predicts (:meth:`aim`), a waypoint approached by
+      ``TRACK_MIN_ITERATIONS`` iterations (fewer than the time budget ever allows, so that the
+      result does not depend on the machine's load); the posture is then left out, the box
+      being spent on the pose. Iterating toward the goal itself inside the box made the limiting
+      loop clamp joint after joint at the box until the clamped step raised the error: the
+      cycle then returned its start (status "stalled") and the arm stopped ~3 cm short of a far
+      goal, depending on how many iterations the time budget allowed.
     """
 
     def __init__(self, stack: LevelStack, frame: FrameTask, frame_level: int, frame_rows: slice,
@@ -140,6 +148,7 @@ class _TrackProblem(_Problem):
         super().__init__(stack, frame, frame_level, frame_rows, locks, continuous, tracking=True)
         self._posture = self.posture_variation
         self.posture_variation = self._first_posture_step
+        self._stack, self.levels = self.levels, self._cycle_levels
         self.begin(np.zeros(continuous.size), math.inf)
 
     def begin(self, reach: Array, deadline: float) -> None:
@@ -147,9 +156,65 @@ class _TrackProblem(_Problem):
         (``time.perf_counter`` seconds)."""
         self.posture_bound = TRACK_POSTURE_SHARE * reach
         self.deadline, self.passes, self.timed_out = deadline, 0, False
+        self.shift, self.pinned, self._start = None, False, None
+
+    def aim(self, q: Array, lower: Array, upper: Array, lo: Array, up: Array, free: Array,
+            undamped: "pdls.PDLSOptions", boxed: "pdls.PDLSOptions") -> Tuple[Array, Array]:
+        """Choose the target of the cycle from q (n,): the goal, or a pose within reach;
+        returns the cycle's bounds (n,), (n,): [lo, up], or narrower (see below).
+
+        The undamped PDLS step from q within the joint limits [lower, upper] (``undamped``)
+        tells whether the goal is within this cycle's box [lo, up] to first order; if so the
+        goal is the target. Otherwise the box-constrained least-squares step d (``boxed``:
+        projected Gauss–Seidel over [lo, up], ``seeds/003``) is the best the cycle can do, and
+        the target is the pose it predicts: the frame residual is clamped to the part of
+        e(q) that d achieves, J d, by subtracting ``shift = e(q) − J d`` from it during the
+        cycle (the residual clamping of ``seeds/000``, as a shift held for the whole cycle so
+        that its iterations converge to a fixed pose whatever their number). The joints that
+        d puts on a bound are held there for the cycle (their bounds narrowed to that value),
+        as in the optimal step: the others reach the target. ``free`` (n,) bool: the
+        variables the solver may move.
+        """
+        self.shift = None
+        base = self._stack(q)
+        self._start = (q, base)      # the cycle's first evaluation, at q
+        d = pdls.step(base, q, lower, upper, None, undamped).theta_diff
+        if _box_share(d, q, lo, up) >= 1.0:
+            return lo, up
+        st = pdls.step(base, q, lo, up, None, boxed)
+        d = st.theta_diff
+        frame = base[self.frame_level]
+        shift = frame.residual[self.frame_rows] - frame.jacobian[self.frame_rows] @ d
+        pos, ori = self.frame.errors_from_residual(shift)
+        if pos <= self.frame.position_tolerance and ori <= self.frame.orientation_tolerance:
+            return lo, up
+        self.shift = shift
+        held = st.clamped
+        lo, up = lo.copy(), up.copy()
+        lo[held] = up[held] = q[held] + d[held]
+        self.pinned = not np.any(free & (lo < up))
+        return lo, up
+
+    def _shifted(self, levels: List["pdls.Level"]) -> List["pdls.Level"]:
+        """The levels with the frame residual of the intermediate target (see :meth:`aim`)."""
+        if self.shift is None:
+            return levels
+        level = levels[self.frame_level]
+        e = level.residual.copy()
+        e[self.frame_rows] -= self.shift
+        levels = list(levels)
+        levels[self.frame_level] = pdls.Level(e, level.jacobian, level.comparison,
+                                              level.tolerance, level.name)
+        return levels
+
+    def _cycle_levels(self, theta: Array) -> List["pdls.Level"]:
+        start, self._start = self._start, None
+        if start is not None and np.array_equal(theta, start[0]):
+            return self._shifted(start[1])
+        return self._shifted(self._stack(theta))
 
     def _first_posture_step(self, theta: Array) -> Optional[Array]:
-        if self._posture is None or self.passes != 1:
+        if self._posture is None or self.passes != 1 or self.shift is not None:
             return None
         v = self._posture(theta)
         return np.clip(v, -self.posture_bound, self.posture_bound)
@@ -158,10 +223,19 @@ class _TrackProblem(_Problem):
         self.passes += 1          # one call per PDLS pass: passes - 1 iterations applied so far
         if super().converged(theta, levels):
             return True
+        if self.shift is not None and (self.pinned or self.passes > TRACK_MIN_ITERATIONS):
+            return True           # an intermediate target: a waypoint, close enough
         if self.passes > TRACK_MIN_ITERATIONS and time.perf_counter() >= self.deadline:
             self.timed_out = True
             return True
         return False
+
+
+def _box_share(d: Array, q: Array, lo: Array, up: Array) -> float:
+    """Largest factor f >= 0 keeping q + f·d (n,) in [lo, up] (inf when d = 0)."""
+    room = np.where(d > 0.0, up - q, lo - q)
+    moving = d != 0.0
+    return max(0.0, float(np.min(room[moving] / d[moving], initial=math.inf)))
 
 
 class IKSolver:
@@ -243,7 +317,7 @@ class IKSolver:
                                          free_variables=None if free.all() else free)
         self._track_options = self._options.replace(
             max_iterations=cfg.tracking_max_iterations, max_time=None)
-        self._track_cache: Tuple[float, Array, "pdls.PDLSOptions"] = (math.nan, None, None)
+        self._track_cache: Tuple = (math.nan, None, None, ())
         self._middle = middle_of_limits(self.lower, self.upper)
 
     # ------------------------------------------------------------------ helpers
@@ -376,6 +450,12 @@ class IKSolver:
           and the pose task is served by the other joints first; the automatic damping aims
           at the norm of that bound (``theta_diff_max_mag``), which keeps the step smooth near
           a singularity instead of saturating every joint (Baerlocher 2001);
+        * reach: when the undamped step to the goal leaves that box, the cycle aims instead at
+          the pose predicted by the box-constrained least-squares step (projected Gauss–Seidel,
+          ``seeds/003``), which it reaches within the box to first order; the posture then
+          rests. A far goal is approached with the error falling cycle after cycle, and a
+          cycle's result does not depend on how many iterations it ran beyond
+          ``TRACK_MIN_ITERATIONS`` (so neither on the machine's load);
         * iterations: ``config.tracking_max_iterations``, the primary budget;
         * time: ``config.tracking_timeout`` [s], a safety net checked between iterations and
           only after ``TRACK_MIN_ITERATIONS`` iterations, so that a cycle delayed by a loaded
@@ -399,19 +479,22 @@ class IKSolver:
         notes: List[str] = []
         self._set_goal(target, notes)
         q = self._check_q(q_current, "q_current", notes)
-        reach, opts = self._track_bounds(float(dt))
+        reach, opts, aim = self._track_bounds(float(dt))
         lo = np.maximum(self.lower, q - reach)
         up = np.minimum(self.upper, q + reach)
         problem = self._track_problem
         problem.begin(reach, t0 + self.config.tracking_timeout)
+        lo, up = problem.aim(q, self.lower, self.upper, lo, up, self.free, *aim)
         res = pdls.solve(problem, q, lo, up, opts)
         if problem.timed_out:
             res.status = "max_time"
         q_out = res.theta if res.converged or res.best_theta is None else res.best_theta
         return self._finish(res, q_out, res.iterations, 0, t0, notes)
 
-    def _track_bounds(self, dt: float) -> Tuple[Array, "pdls.PDLSOptions"]:
-        """Per-joint reach (n,) [rad or m] in dt and the PDLS options of a cycle (cached)."""
+    def _track_bounds(self, dt: float) -> Tuple[Array, "pdls.PDLSOptions", Tuple]:
+        """Per-joint reach (n,) [rad or m] in dt, the PDLS options of a cycle and the two
+        option sets of :meth:`_TrackProblem.aim` (undamped; undamped and box-constrained by
+        projected Gauss–Seidel), cached per dt."""
         if self._track_cache[0] != dt:
             vmax = np.asarray(self.linkage.velocity_limits, dtype=float) * \
                 self.config.velocity_scaling
@@ -419,5 +502,8 @@ class IKSolver:
             finite = reach[self.free & np.isfinite(reach)]
             step = min(self.config.max_step, float(np.sqrt(finite.dot(finite)))) if \
                 finite.size else self.config.max_step
-            self._track_cache = (dt, reach, self._track_options.replace(theta_diff_max_mag=step))
-        return self._track_cache[1], self._track_cache[2]
+            opts = self._track_options.replace(theta_diff_max_mag=step)
+            undamped = opts.replace(theta_diff_clamping=False, damping=0.0)
+            self._track_cache = (dt, reach, opts,
+                                 (undamped, undamped.replace(limit_strategy="pgs")))
+        return self._track_cache[1:]

@@ -128,10 +128,51 @@ def test_goal_past_a_joint_limit_lags_at_the_limit_without_leaving_it(panda):
     ok = [r.success for r in log.results]
     assert all(ok[:40]) and not any(ok[-30:])                 # q6 reaches its limit at 0.56 s
     assert "panda_joint6" in log.results[-1].clamped_joints
-    assert log.results[-1].position_error > 0.01
+    assert log.results[-1].position_error > 0.005       # the other joints cannot make up for it
     causes = lag_causes(log, solver)
     assert causes["joint limit"] > 0
     assert causes["joint limit"] + causes["velocity bound"] == ok.count(False)
+
+
+def _track_far_goal(robot, solvers, budget_of_cycle, cycles=60):
+    """Track the pose of a far configuration from the middle of the limits; the solver of
+    cycle k is solvers[budget_of_cycle(k)]. Returns (cycles used or None, q, errors, statuses)."""
+    goal = robot.forward_kinematics(np.array([0.4, -0.3, 0.3, -2.2, 0.2, 1.9, 0.5, 0.0]),
+                                    PANDA_TIP)
+    q = (robot.lower + robot.upper) / 2
+    bound, errors, statuses = _bound(robot), [], []
+    for k in range(cycles):
+        res = solvers[budget_of_cycle(k)].track(goal, q, DT)
+        assert np.all(np.abs(res.q - q) <= bound + 1e-12), k
+        assert np.all(res.q >= robot.lower) and np.all(res.q <= robot.upper)
+        errors.append(res.position_error + res.orientation_error)
+        statuses.append(res.status)
+        q = res.q
+        if res.success:
+            return k + 1, q, errors, statuses
+    return None, q, errors, statuses
+
+
+def test_far_goal_is_reached_whatever_the_iterations_each_cycle_gets(panda):
+    """A goal 0.4 m / 0.3 rad away, the velocity bound the limit: each cycle aims at what its
+    box allows. Whether a cycle gets 2 or 10 iterations (the time budget on a loaded machine),
+    the goal is reached in the same 29 cycles, at the same configuration, the error falling
+    every cycle and no cycle stalled. (Iterating toward the goal itself inside the box
+    stalled ~3 cm short in 8 of 40 such runs: joint-by-joint clamping raised the error.)"""
+    robot, _ = panda
+    solvers = {b: IKSolver(robot, PANDA_TIP, tracking_max_iterations=b, tracking_timeout=10.0)
+               for b in range(2, 11)}
+    n_ref, q_ref, errors, _ = _track_far_goal(robot, solvers, lambda k: 10)
+    assert n_ref is not None and n_ref <= 30
+    for seed in (1, 6, 12, 26):                     # per-cycle budgets drawn at random
+        rng = np.random.default_rng(seed)
+        n, q, errors, statuses = _track_far_goal(robot, solvers,
+                                                 lambda k: int(rng.integers(2, 11)))
+        assert n == n_ref, (seed, statuses[-3:], errors[-3:])
+        assert np.allclose(q, q_ref, atol=1e-9)
+        assert all(b < a for a, b in zip(errors, errors[1:]))
+        assert "stalled" not in statuses
+        assert errors[-1] <= 1e-5
 
 
 def test_ur5_wrist_singularity_crossed_within_bounds(ur5):
