@@ -200,7 +200,7 @@ def machine() -> Dict[str, object]:
                 break
     except OSError:
         pass
-    load = os.getloadavg() if hasattr(os, "getloadavg") else None
+    load = [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None
     return {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
             "machine": platform.machine(), "system": platform.platform(), "cpu": cpu,
             "cores": os.cpu_count(), "load_average": load,
