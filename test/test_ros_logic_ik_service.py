@@ -13,8 +13,10 @@ from ros_support import panda_robot, reachable_goal
 Q_GOAL = np.array([0.4, -0.3, 0.3, -2.2, 0.2, 1.9, 0.5, 0.0])
 
 
-def _request(ts, types, pose, frame="panda_link0", link="", seed=None, timeout=0.1,
+def _request(ts, types, pose, frame="panda_link0", link="", seed=None, timeout=5.0,
              avoid_collisions=False):
+    """A request; the generous default timeout makes a reachable goal's answer independent of
+    the machine's load (the solve returns as soon as it succeeds)."""
     msg = default_msg(ts, "moveit_msgs/srv/GetPositionIK_Request")
     req = msg.ik_request
     req.group_name, req.ik_link_name = "panda_arm", link

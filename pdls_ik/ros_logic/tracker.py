@@ -10,10 +10,10 @@ trajectory from there to the cycle's solution. The goal stays active over the ne
 it is reached (success) or the solver stops moving (stalled: unreachable goal), so that a far goal
 is approached over several velocity-bounded cycles; "stops moving" means :data:`STALL_CYCLES`
 failed cycles in a row that did not lower the best goal error (position [m] + orientation
-[rad]) by a relative :data:`PROGRESS`. A stalled tracking goal gets one one-shot
-:meth:`IKSolver.solve` from the current state (restarts included) before it is given up: a
-tracking cycle, held inside its per-cycle velocity box, can stop short of a goal that a free solve
-reaches; the trajectory to that solution still respects the velocity limits.
+[rad]) by a relative :data:`PROGRESS`; the goal is then given up with the last cycle's status
+(an unreachable goal, or one behind a joint limit). No one-shot solve is tried then: it could
+jump to another IK branch; a reachable goal beyond the velocity box is approached by the
+tracking cycles themselves (:meth:`IKSolver.track`).
 
 In one-shot mode a goal gets one :meth:`IKSolver.solve` with restarts instead.
 """
@@ -36,11 +36,8 @@ from pdls_ik.trajectory import Trajectory, plan_to
 
 #: relative decrease of the goal error below which a cycle makes no progress
 PROGRESS = 1e-6
-#: consecutive failed cycles without progress after which a goal is given up (stalled); many,
-#: since a cycle cut short by its time budget on a loaded machine may not move at all
+#: consecutive failed cycles without progress after which a goal is given up (stalled)
 STALL_CYCLES = 20
-#: note of a result found by the one-shot rescue of a stalled tracking goal
-RESCUE_NOTE = "tracking stalled: one-shot solve from the current state"
 MODES = ("tracking", "one_shot")
 
 
@@ -167,11 +164,6 @@ class Tracker:
             elif current:
                 self._idle_cycles += 1
             stalled = self._idle_cycles >= STALL_CYCLES
-        if stalled and self.mode == "tracking" and not result.success:
-            rescue = solver.solve(target, seed=q_from)
-            if rescue.success:
-                rescue.notes.append(RESCUE_NOTE)
-                result = rescue
         done = bool(result.success) or self.mode == "one_shot" or stalled
         q = np.asarray(result.q, dtype=float)
         config = robot.config
