@@ -34,8 +34,11 @@ setup(
         "tqdm>=4.60",
     ],
     extras_require={
-        "test": ["pytest>=7", "pin>=2.6"],
-        "bench": ["pin>=2.6", "ikpy>=3.3", "roboticstoolbox-python>=1.1"],
+        # optional compiled backend of the hot loops (NumPy stays the reference implementation)
+        "accel": ["numba>=0.57"],
+        # the suite runs against both backends
+        "test": ["pytest>=7", "pin>=2.6", "numba>=0.57"],
+        "bench": ["pin>=2.6", "ikpy>=3.3", "roboticstoolbox-python>=1.1", "numba>=0.57"],
     },
     zip_safe=True,
     maintainer="pdls_ik developers",
