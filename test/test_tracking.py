@@ -261,3 +261,31 @@ def test_demo_on_a_five_joint_chain_tracks_the_position(capsys, tmp_path):
     out = capsys.readouterr().out
     assert code == 0 and "tracking the position only" in out
     assert float(_summary_value(out, "success rate")) >= 99.0
+
+
+def test_bag_stamps_are_exact_nanoseconds_at_epoch_times(panda, tmp_path):
+    """At an epoch start time (1.7e9 s) a float in seconds keeps only ~0.2 µs: the bag's
+    header stamps and receive times must carry the exact integer nanoseconds."""
+    from rosbags.highlevel import AnyReader
+    from rosbags.typesys import Stores, get_typestore
+
+    from pdls_ik.cli.tracking import write_bag
+    robot, _ = panda
+    solver = IKSolver(robot, PANDA_TIP)
+    q0 = np.array([0.1, -0.4, 0.2, -2.0, 0.3, 1.8, 0.6, 0.02])
+    T = robot.forward_kinematics(q0, PANDA_TIP)
+    pose = (T[:3, 3], Rotation.from_matrix(T[:3, :3]).as_quat())
+    log = run_tracking(solver, lambda t: pose, q0, 100.0, 0.03, progress=False)
+    start_ns = 1_700_000_000_123_456_789
+    assert float(start_ns * 1e-9) * 1e9 != start_ns                  # a float would lose it
+    write_bag(log, solver, tmp_path / "bag", start_ns)
+    expected = [start_ns + k * 10_000_000 for k in range(1, 4)]
+    with AnyReader([tmp_path / "bag"],
+                   default_typestore=get_typestore(Stores.ROS2_JAZZY)) as reader:
+        for topic in ("/goal_pose", "/joint_states", "/joint_trajectory", "/diagnostics"):
+            conns = [c for c in reader.connections if c.topic == topic]
+            got = []
+            for conn, t_ns, raw in reader.messages(connections=conns):
+                header = reader.deserialize(raw, conn.msgtype).header
+                got.append((t_ns, header.stamp.sec, header.stamp.nanosec))
+            assert got == [(ns, ns // 10**9, ns % 10**9) for ns in expected], topic
