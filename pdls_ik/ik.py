@@ -5,7 +5,8 @@ in-limit seeds until the timeout (random restarts, as TRAC-IK does; Beeson & Ame
 from a generator seeded with ``config.random_seed`` so that a solve is reproducible. Tracking
 (:meth:`IKSolver.track`): one bounded PDLS cycle warm-started from the current joint state, with
 the joint limits narrowed to ``q ± velocity_limit · velocity_scaling · dt`` so that no joint moves
-faster than allowed, whatever the goal (no configuration jump, also through singularities).
+faster than allowed, whatever the goal (no configuration jump, also through singularities); a
+goal beyond that box is approached through the pose that the best step inside it predicts.
 
 Success is decided from the forward kinematics of the returned configuration against the goal
 and the tolerances, never from the solver's own status alone.
@@ -52,7 +53,9 @@ class IKResult:
         success: the forward kinematics of ``q`` meets the goal within both tolerances (and
             locked joints are held).
         status: "converged" on success, else the PDLS status of the best attempt
-            ("stalled", "max_iterations", "max_time", "diverged").
+            ("stalled", "max_iterations", "max_time", "diverged"), or "not_converged" when
+            the PDLS converged short of the goal (a tracking cycle that reached the waypoint
+            its velocity box allows, see :meth:`IKSolver.track`).
         iterations: PDLS iterations over all attempts; restarts: random restarts used.
         position_error [m], orientation_error [rad]: masked errors of ``q`` (orientation 0 when
             orientation is free).
