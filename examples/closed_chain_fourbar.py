@@ -1,4 +1,19 @@
-"""Closed chain: drive the crank of a planar four-bar, the passive joints follow the loop.
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Closed chain: drive the crank of a planar four-bar, the passive joints follow the loop.
 
 The loop closure (config/fourbar_closures.yaml) sits on the highest "invariant" level, the crank
 target (a joint lock on the input joint) one level below, so the passive coupler and rocker joints
@@ -11,8 +26,8 @@ Run:  python examples/closed_chain_fourbar.py        (exit status 0 when every c
 from __future__ import annotations
 
 import math
-import sys
 from pathlib import Path
+import sys
 
 import numpy as np
 
@@ -43,8 +58,8 @@ def analytic(theta2: float, branch: float):
 
 
 def main() -> int:
-    robot = load_urdf(ROOT / "urdf" / "fourbar.urdf")
-    config = load_task_config(ROOT / "config" / "fourbar_closures.yaml")
+    robot = load_urdf(ROOT / 'urdf' / 'fourbar.urdf')
+    config = load_task_config(ROOT / 'config' / 'fourbar_closures.yaml')
     tasks = config.build(robot)
     closure, crank = tasks
     solver = TaskSolver(robot, tasks, config=IKConfig(max_iterations=200))
@@ -61,18 +76,19 @@ def main() -> int:
         pos_err, _ = closure.errors(q)
         branch = 1.0 if deg == 0 and q[2] > 0 else None
         if branch is None:
-            branch = 1.0 if abs(analytic(theta2, 1.0)[1] - q[2]) < abs(analytic(theta2, -1.0)[1]
-                                                                        - q[2]) else -1.0
+            gap_plus = abs(analytic(theta2, 1.0)[1] - q[2])
+            gap_minus = abs(analytic(theta2, -1.0)[1] - q[2])
+            branch = 1.0 if gap_plus < gap_minus else -1.0
         ref = np.array(analytic(theta2, branch))
         dev = float(np.max(np.abs((q[1:] - ref + math.pi) % (2 * math.pi) - math.pi)))
         worst_closure, worst_analytic = max(worst_closure, pos_err), max(worst_analytic, dev)
         ok &= res.success and pos_err < 1e-9 and dev < 1e-8
-        print(f"{deg:11d} {q[1]:9.5f} {q[2]:9.5f} {pos_err:16.3e} {dev:18.3e} {res.iterations:5d}")
-    print(f"max closure error: {worst_closure:.3e} m (required < 1e-9)")
-    print(f"max deviation from the analytic four-bar: {worst_analytic:.3e} rad")
-    print("OK" if ok else "FAILED")
+        print(f'{deg:11d} {q[1]:9.5f} {q[2]:9.5f} {pos_err:16.3e} {dev:18.3e} {res.iterations:5d}')
+    print(f'max closure error: {worst_closure:.3e} m (required < 1e-9)')
+    print(f'max deviation from the analytic four-bar: {worst_analytic:.3e} rad')
+    print('OK' if ok else 'FAILED')
     return 0 if ok else 1
 
 
-if __name__ == "__main__":
+if __name__ == '__main__':
     sys.exit(main())

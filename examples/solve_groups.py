@@ -1,4 +1,19 @@
-"""Solve groups: two arms that do not interact are solved as two smaller problems.
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Solve groups: two arms that do not interact are solved as two smaller problems.
 
 The bimanual robot's torso joint is fixed, so the left-arm and right-arm tasks share no joint
 (seed 001: solve groups). For random reachable goals (each arm's own random configuration) the
@@ -14,10 +29,10 @@ Run:  python examples/solve_groups.py [--runs N]     (exit status 0 when every c
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 import statistics
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
@@ -35,50 +50,50 @@ OPTIONS = pdls.PDLSOptions(damping=1e-3, clamp_theta_diff_by_component=True,
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=40)
+    parser.add_argument('--runs', type=int, default=40)
     args = parser.parse_args()
-    robot = load_urdf(ROOT / "urdf" / "bimanual.urdf")
+    robot = load_urdf(ROOT / 'urdf' / 'bimanual.urdf')
     rng = np.random.default_rng(0)
     lo = np.where(np.isfinite(robot.lower), robot.lower, -np.pi)
     hi = np.where(np.isfinite(robot.upper), robot.upper, np.pi)
     q0 = np.zeros(robot.n)
-    for name, value in (("l_shoulder_lift", 0.4), ("l_elbow", -0.9), ("r_shoulder_lift", 0.5),
-                        ("r_elbow", -1.0)):
+    for name, value in (('l_shoulder_lift', 0.4), ('l_elbow', -0.9), ('r_shoulder_lift', 0.5),
+                        ('r_elbow', -1.0)):
         q0[robot.joint_index(name)] = value
-    tasks = [FrameTask(robot, f"{s}_tool", orientation_mask=(0, 0, 0), position_tolerance=1e-11)
-             for s in "lr"]
-    tasks.append(JointLockTask(robot, ["l_wrist_roll", "r_wrist_roll"], [0.0, 0.0]))
-    joint = TaskSolver(robot, tasks, options=OPTIONS, fixed_joints=["torso_yaw"])
-    grouped = TaskSolver(robot, tasks, options=OPTIONS, fixed_joints=["torso_yaw"],
+    tasks = [FrameTask(robot, f'{s}_tool', orientation_mask=(0, 0, 0), position_tolerance=1e-11)
+             for s in 'lr']
+    tasks.append(JointLockTask(robot, ['l_wrist_roll', 'r_wrist_roll'], [0.0, 0.0]))
+    joint = TaskSolver(robot, tasks, options=OPTIONS, fixed_joints=['torso_yaw'])
+    grouped = TaskSolver(robot, tasks, options=OPTIONS, fixed_joints=['torso_yaw'],
                          solve_groups=True)
     worst, solved, groups = 0.0, 0, 0
-    for scenario in ("both arms move", "only the right arm moves"):
-        times = {"joint": [], "grouped": []}
+    for scenario in ('both arms move', 'only the right arm moves'):
+        times = {'joint': [], 'grouped': []}
         for _ in range(args.runs):
             q_goal = rng.uniform(lo, hi)
-            q_goal[robot.joint_index("torso_yaw")] = 0.0
-            if scenario.startswith("only"):
+            q_goal[robot.joint_index('torso_yaw')] = 0.0
+            if scenario.startswith('only'):
                 q_goal[:6] = q0[:6]                       # torso and left arm: goal = start
             for task in tasks[:2]:
                 task.set_target(robot.forward_kinematics(q_goal, task.link))
             out = {}
-            for name, solver in (("joint", joint), ("grouped", grouped)):
+            for name, solver in (('joint', joint), ('grouped', grouped)):
                 t0 = time.perf_counter()
                 out[name] = solver.solve(q0)
                 times[name].append(time.perf_counter() - t0)
-            if out["joint"].success and out["grouped"].success:
+            if out['joint'].success and out['grouped'].success:
                 solved += 1
-                worst = max(worst, float(np.abs(out["joint"].q - out["grouped"].q).max()))
-            groups = out["grouped"].groups
-        tj, tg = (statistics.median(times[k]) * 1e3 for k in ("joint", "grouped"))
-        print(f"{scenario}: median solve time joint {tj:.2f} ms, grouped {tg:.2f} ms "
-              f"(grouped is {tj / tg:.2f}x the speed)")
-    print(f"groups: {groups}; both solved: {solved}/{2 * args.runs} goals")
-    print(f"largest difference joint vs grouped answer: {worst:.3e} rad (required < 1e-9)")
+                worst = max(worst, float(np.abs(out['joint'].q - out['grouped'].q).max()))
+            groups = out['grouped'].groups
+        tj, tg = (statistics.median(times[k]) * 1e3 for k in ('joint', 'grouped'))
+        print(f'{scenario}: median solve time joint {tj:.2f} ms, grouped {tg:.2f} ms '
+              f'(grouped is {tj / tg:.2f}x the speed)')
+    print(f'groups: {groups}; both solved: {solved}/{2 * args.runs} goals')
+    print(f'largest difference joint vs grouped answer: {worst:.3e} rad (required < 1e-9)')
     ok = groups == 2 and solved >= 0.6 * 2 * args.runs and worst < 1e-9
-    print("OK" if ok else "FAILED")
+    print('OK' if ok else 'FAILED')
     return 0 if ok else 1
 
 
-if __name__ == "__main__":
+if __name__ == '__main__':
     sys.exit(main())

@@ -1,4 +1,19 @@
-"""Demo without hardware: the bundled Panda, with the joint-state loop-back.
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Demo without hardware: the bundled Panda, with the joint-state loop-back.
 
     ros2 launch pdls_ik demo.launch.py            # then drag the marker in rviz, or:
     ros2 topic pub --once /goal_pose geometry_msgs/msg/PoseStamped \
@@ -18,7 +33,7 @@ from launch.launch_description_sources import PythonLaunchDescriptionSource
 
 def generate_launch_description():
     """pdls_ik.launch.py (beside this file) with the loop-back on."""
-    main = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pdls_ik.launch.py")
+    main = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'pdls_ik.launch.py')
     return LaunchDescription([IncludeLaunchDescription(
         PythonLaunchDescriptionSource(main),
-        launch_arguments={"echo_joint_states": "true"}.items())])
+        launch_arguments={'echo_joint_states': 'true'}.items())])
