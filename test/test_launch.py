@@ -1,42 +1,58 @@
-"""The demo launch end to end (launch_pytest): a goal in, a trajectory, solutions looped back to
-joint_states and diagnostics out; and the one-line message for a missing package.
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The demo launch end to end (launch_pytest).
+
+A goal in, a trajectory, solutions looped back to joint_states and diagnostics out; and the
+one-line message for a missing package.
 
 Needs a sourced ROS 2 (Humble or newer) with launch_pytest and this package installed by colcon
 (``ros2 launch pdls_ik ...`` must find it); skipped with a reason elsewhere. rviz2 is never started
 here (``use_rviz:=false``); robot_state_publisher only when installed.
 """
+from pathlib import Path
 import shutil
 import subprocess
 import threading
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 launch_pytest = pytest.importorskip(
-    "launch_pytest", reason="launch_pytest not found: source a ROS 2 (Humble or newer) setup")
-rclpy = pytest.importorskip("rclpy", reason="rclpy not found: source a ROS 2 setup")
+    'launch_pytest', reason='launch_pytest not found: source a ROS 2 (Humble or newer) setup')
+rclpy = pytest.importorskip('rclpy', reason='rclpy not found: source a ROS 2 setup')
 
-import launch  # noqa: E402
-from ament_index_python.packages import get_package_share_directory  # noqa: E402
+from ament_index_python.packages import get_package_share_directory  # noqa: E402, I100
 from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
 from geometry_msgs.msg import PoseStamped  # noqa: E402
+import launch  # noqa: E402
 from launch.launch_description_sources import PythonLaunchDescriptionSource  # noqa: E402
-from sensor_msgs.msg import JointState  # noqa: E402
-from trajectory_msgs.msg import JointTrajectory  # noqa: E402
-
 from pdls_ik.model import load_urdf  # noqa: E402
 from pdls_ik.msgs import pose_stamped, rclpy_types, status_values  # noqa: E402
 from pdls_ik.resources import bundled_urdf  # noqa: E402
 from pdls_ik.ros_logic.launch_setup import ament_has_package  # noqa: E402
+from sensor_msgs.msg import JointState  # noqa: E402
+from trajectory_msgs.msg import JointTrajectory  # noqa: E402
 
-if not ament_has_package("pdls_ik"):
-    pytest.skip("pdls_ik is not installed in the sourced ROS 2 workspace (colcon build)",
+if not ament_has_package('pdls_ik'):
+    pytest.skip('pdls_ik is not installed in the sourced ROS 2 workspace (colcon build)',
                 allow_module_level=True)
 
-SHARE = Path(get_package_share_directory("pdls_ik"))
-HAS_RSP = ament_has_package("robot_state_publisher")
+SHARE = Path(get_package_share_directory('pdls_ik'))
+HAS_RSP = ament_has_package('robot_state_publisher')
 Q_GOAL = np.array([0.4, -0.3, 0.3, -2.2, 0.2, 1.9, 0.5, 0.0])
 
 
@@ -44,9 +60,9 @@ Q_GOAL = np.array([0.4, -0.3, 0.3, -2.2, 0.2, 1.9, 0.5, 0.0])
 def demo():
     """demo.launch.py without rviz (and without robot_state_publisher when not installed)."""
     include = launch.actions.IncludeLaunchDescription(
-        PythonLaunchDescriptionSource(str(SHARE / "launch" / "demo.launch.py")),
-        launch_arguments={"use_rviz": "false",
-                          "use_robot_state_publisher": str(HAS_RSP).lower()}.items())
+        PythonLaunchDescriptionSource(str(SHARE / 'launch' / 'demo.launch.py')),
+        launch_arguments={'use_rviz': 'false',
+                          'use_robot_state_publisher': str(HAS_RSP).lower()}.items())
     return launch.LaunchDescription([include, launch_pytest.actions.ReadyToTest()])
 
 
@@ -54,8 +70,8 @@ def demo():
 def test_demo_follows_a_goal():
     context = rclpy.Context()
     rclpy.init(context=context)
-    node = rclpy.create_node("pdls_ik_launch_probe", context=context)
-    got = {"trajectory": [], "diagnostics": [], "joint_states": []}
+    node = rclpy.create_node('pdls_ik_launch_probe', context=context)
+    got = {'trajectory': [], 'diagnostics': [], 'joint_states': []}
     lock = threading.Lock()
 
     def store(key):
@@ -64,46 +80,46 @@ def test_demo_follows_a_goal():
                 got[key].append(msg)
         return callback
 
-    node.create_subscription(JointTrajectory, "joint_trajectory", store("trajectory"), 10)
-    node.create_subscription(DiagnosticArray, "/diagnostics", store("diagnostics"), 10)
-    node.create_subscription(JointState, "joint_states", store("joint_states"), 50)
-    publisher = node.create_publisher(PoseStamped, "goal_pose", 10)
+    node.create_subscription(JointTrajectory, 'joint_trajectory', store('trajectory'), 10)
+    node.create_subscription(DiagnosticArray, '/diagnostics', store('diagnostics'), 10)
+    node.create_subscription(JointState, 'joint_states', store('joint_states'), 50)
+    publisher = node.create_publisher(PoseStamped, 'goal_pose', 10)
     executor = rclpy.executors.SingleThreadedExecutor(context=context)
     executor.add_node(node)
     thread = threading.Thread(target=executor.spin, daemon=True)
     thread.start()
     try:
-        linkage = load_urdf(bundled_urdf("panda"))
-        target = linkage.forward_kinematics(Q_GOAL, "panda_link8")
+        linkage = load_urdf(bundled_urdf('panda'))
+        target = linkage.forward_kinematics(Q_GOAL, 'panda_link8')
         deadline = time.monotonic() + 30.0
-        while node.count_subscribers("goal_pose") < 1 and time.monotonic() < deadline:
+        while node.count_subscribers('goal_pose') < 1 and time.monotonic() < deadline:
             time.sleep(0.1)  # until pdls_ik_node is up
-        publisher.publish(pose_stamped(rclpy_types(), target, "panda_link0"))
+        publisher.publish(pose_stamped(rclpy_types(), target, 'panda_link0'))
 
         def converged():
             with lock:
-                for array in got["diagnostics"]:
+                for array in got['diagnostics']:
                     for s in array.status:
-                        if s.name.endswith(": solver") and \
-                                status_values(s).get("status") == "converged":
+                        if s.name.endswith(': solver') and \
+                                status_values(s).get('status') == 'converged':
                             return True
             return False
 
         while not converged() and time.monotonic() < deadline:
             time.sleep(0.1)
-        assert converged(), "no converged solve on /diagnostics"
+        assert converged(), 'no converged solve on /diagnostics'
         with lock:
-            trajectory, states = got["trajectory"][-1], list(got["joint_states"])
+            trajectory, states = got['trajectory'][-1], list(got['joint_states'])
         q_end = np.array(trajectory.points[-1].positions)
-        reached = linkage.forward_kinematics(q_end, "panda_link8")
+        reached = linkage.forward_kinematics(q_end, 'panda_link8')
         assert np.linalg.norm(reached[:3, 3] - target[:3, 3]) <= 1e-5
         assert list(trajectory.joint_names) == list(linkage.joint_names)
-        assert states, "no joint_states from the loop-back"
+        assert states, 'no joint_states from the loop-back'
         # the loop-back echoes the solution: the robot "is" where the solver put it
         deadline = time.monotonic() + 5.0
         while time.monotonic() < deadline:
             with lock:
-                last = np.array(got["joint_states"][-1].position)
+                last = np.array(got['joint_states'][-1].position)
             if np.allclose(last, q_end, atol=1e-9):
                 break
             time.sleep(0.1)
@@ -114,14 +130,14 @@ def test_demo_follows_a_goal():
         rclpy.shutdown(context=context)
 
 
-@pytest.mark.skipif(shutil.which("ros2") is None, reason="ros2 command not found")
-@pytest.mark.skipif(ament_has_package("rviz2"), reason="rviz2 is installed: nothing missing")
+@pytest.mark.skipif(shutil.which('ros2') is None, reason='ros2 command not found')
+@pytest.mark.skipif(ament_has_package('rviz2'), reason='rviz2 is installed: nothing missing')
 def test_missing_rviz_named_in_one_line():
-    done = subprocess.run(["ros2", "launch", "pdls_ik", "pdls_ik.launch.py", "use_rviz:=true",
-                           f"use_robot_state_publisher:={str(HAS_RSP).lower()}"],
+    done = subprocess.run(['ros2', 'launch', 'pdls_ik', 'pdls_ik.launch.py', 'use_rviz:=true',
+                           f'use_robot_state_publisher:={str(HAS_RSP).lower()}'],
                           capture_output=True, text=True, timeout=60)
     output = done.stdout + done.stderr
     assert done.returncode != 0
-    lines = [ln for ln in output.splitlines() if "not installed: rviz2" in ln]
-    assert len(lines) == 1 and "use_rviz:=false" in lines[0]
-    assert "Traceback" not in output
+    lines = [ln for ln in output.splitlines() if 'not installed: rviz2' in ln]
+    assert len(lines) == 1 and 'use_rviz:=false' in lines[0]
+    assert 'Traceback' not in output

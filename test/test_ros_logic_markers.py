@@ -1,26 +1,39 @@
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 """Marker helpers: goal rate limiting (the final pose is never lost) and the tip pose."""
 import numpy as np
-import pytest
-
 from pdls_ik.ros_logic.markers import RateLimiter, tip_pose
+import pytest
 from ros_support import panda_robot, reachable_goal
 
 
 def test_rate_limiter_passes_one_per_period_and_flushes_last():
     limiter = RateLimiter(0.1)
-    assert limiter.offer(0.00, "a") == "a"
-    assert limiter.offer(0.03, "b") is None
-    assert limiter.offer(0.06, "c") is None
+    assert limiter.offer(0.00, 'a') == 'a'
+    assert limiter.offer(0.03, 'b') is None
+    assert limiter.offer(0.06, 'c') is None
     assert limiter.flush(0.08) is None  # its slot has not come yet
-    assert limiter.flush(0.10) == "c"   # the newest held-back pose, once
+    assert limiter.flush(0.10) == 'c'   # the newest held-back pose, once
     assert limiter.flush(0.50) is None
-    assert limiter.offer(0.15, "d") is None
-    assert limiter.offer(0.21, "e") == "e"  # held-back "d" superseded by a pass
+    assert limiter.offer(0.15, 'd') is None
+    assert limiter.offer(0.21, 'e') == 'e'  # held-back "d" superseded by a pass
     assert limiter.flush(1.0) is None
 
 
 def test_rate_limiter_rejects_negative_period():
-    with pytest.raises(ValueError, match="period"):
+    with pytest.raises(ValueError, match='period'):
         RateLimiter(-1.0)
 
 

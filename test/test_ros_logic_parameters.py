@@ -1,12 +1,25 @@
-"""Node parameters from the IKConfig table: declarations, start-up values, runtime changes."""
-import pytest
-import yaml
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
 
-from pdls_ik.config import MOVEIT_ALIASES, PARAMETERS, IKConfig
+"""Node parameters from the IKConfig table: declarations, start-up values, runtime changes."""
+from pdls_ik.config import IKConfig, MOVEIT_ALIASES, PARAMETERS
 from pdls_ik.errors import ConfigError
 from pdls_ik.resources import config_file
-from pdls_ik.ros_logic.parameters import (NODE_PARAMETERS, apply_changes, config_from_values,
-                                          declarations, read_only_names)
+from pdls_ik.ros_logic.parameters import (apply_changes, config_from_values, declarations,
+                                          NODE_PARAMETERS, read_only_names)
+import pytest
+import yaml
 
 
 def test_every_config_field_alias_and_node_parameter_declared_once():
@@ -19,13 +32,13 @@ def test_every_config_field_alias_and_node_parameter_declared_once():
         assert d.description == spec.description
         assert (d.minimum, d.maximum) == ((spec.minimum, spec.maximum) if spec.type in
                                           (int, float) else (None, None))
-    assert decls["timeout"].ros_type == "double" and decls["max_iterations"].ros_type == \
-        "integer"
-    assert decls["locked_joints"].ros_type == "string_array"
-    assert decls["locked_joints"].default is None  # typed, unset: [] has no ROS type
-    assert decls["kinematics_solver_timeout"].default is None
-    assert "alias of 'timeout'" in decls["kinematics_solver_timeout"].description
-    assert set(read_only_names()) == {"mode", "echo_joint_states", "diagnostics_period"}
+    assert decls['timeout'].ros_type == 'double' and decls['max_iterations'].ros_type == \
+        'integer'
+    assert decls['locked_joints'].ros_type == 'string_array'
+    assert decls['locked_joints'].default is None  # typed, unset: [] has no ROS type
+    assert decls['kinematics_solver_timeout'].default is None
+    assert "alias of 'timeout'" in decls['kinematics_solver_timeout'].description
+    assert set(read_only_names()) == {'mode', 'echo_joint_states', 'diagnostics_period'}
 
 
 def test_defaults_give_default_config():
@@ -34,38 +47,38 @@ def test_defaults_give_default_config():
 
 
 def test_shipped_parameter_file_is_valid_node_configuration():
-    doc = yaml.safe_load(config_file("pdls_ik.yaml").read_text())
-    values = doc["pdls_ik_node"]["ros__parameters"]
+    doc = yaml.safe_load(config_file('pdls_ik.yaml').read_text())
+    values = doc['pdls_ik_node']['ros__parameters']
     config = config_from_values(values)
-    assert config.tip_link == values["tip_link"]
+    assert config.tip_link == values['tip_link']
     assert config.locked_joints == [] and config.locked_positions == []  # [""] placeholder
 
 
 def test_alias_used_when_target_at_default_and_conflict_refused():
-    assert config_from_values({"kinematics_solver_timeout": 0.02}).timeout == 0.02
-    assert config_from_values({"position_only_ik": True}).position_only is True
-    assert config_from_values({"timeout": 0.02, "kinematics_solver_timeout": 0.02}).timeout \
+    assert config_from_values({'kinematics_solver_timeout': 0.02}).timeout == 0.02
+    assert config_from_values({'position_only_ik': True}).position_only is True
+    assert config_from_values({'timeout': 0.02, 'kinematics_solver_timeout': 0.02}).timeout \
         == 0.02
-    with pytest.raises(ConfigError, match="kinematics_solver_timeout"):
-        config_from_values({"timeout": 0.03, "kinematics_solver_timeout": 0.02})
+    with pytest.raises(ConfigError, match='kinematics_solver_timeout'):
+        config_from_values({'timeout': 0.03, 'kinematics_solver_timeout': 0.02})
 
 
-@pytest.mark.parametrize("values, key", [({"timeout": 0.0}, "timeout"),
-                                         ({"posture_weight": 2.0}, "posture_weight"),
-                                         ({"locked_joints": ["a"]}, "locked_positions")])
+@pytest.mark.parametrize('values, key', [({'timeout': 0.0}, 'timeout'),
+                                         ({'posture_weight': 2.0}, 'posture_weight'),
+                                         ({'locked_joints': ['a']}, 'locked_positions')])
 def test_invalid_start_values_name_the_parameter(values, key):
     with pytest.raises(ConfigError, match=key):
         config_from_values(values)
 
 
 def test_runtime_changes_all_or_nothing():
-    config = IKConfig(tip_link="panda_link8")
-    new, reason = apply_changes(config, {"damping": 0.05, "epsilon": 1e-4})
-    assert reason == "" and new.damping == 0.05 and new.position_tolerance == 1e-4
-    bad, reason = apply_changes(config, {"damping": 0.05, "velocity_scaling": 1.5})
-    assert bad is None and "velocity_scaling" in reason
+    config = IKConfig(tip_link='panda_link8')
+    new, reason = apply_changes(config, {'damping': 0.05, 'epsilon': 1e-4})
+    assert reason == '' and new.damping == 0.05 and new.position_tolerance == 1e-4
+    bad, reason = apply_changes(config, {'damping': 0.05, 'velocity_scaling': 1.5})
+    assert bad is None and 'velocity_scaling' in reason
     assert config.damping == -1.0  # untouched
-    new, _ = apply_changes(config, {"locked_joints": [""]})
+    new, _ = apply_changes(config, {'locked_joints': ['']})
     assert new.locked_joints == [] and new.locked_positions == []
-    new, _ = apply_changes(config, {"robot_description": "<robot/>", "mode": "x"})
+    new, _ = apply_changes(config, {'robot_description': '<robot/>', 'mode': 'x'})
     assert new == config  # not solver settings

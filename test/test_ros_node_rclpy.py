@@ -1,4 +1,19 @@
-"""pdls_ik_node under rclpy: topics, diagnostics, bad input, parameters, ~/compute_ik.
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+pdls_ik_node under rclpy: topics, diagnostics, bad input, parameters, ~/compute_ik.
 
 Needs a sourced ROS 2 (Humble or newer); skipped with a reason elsewhere. The node runs in this
 process on a MultiThreadedExecutor (as in ``main``) beside a probe node that publishes inputs and
@@ -15,10 +30,14 @@ import pytest
 import yaml
 
 rclpy = pytest.importorskip(
-    "rclpy", reason="rclpy not found: source a ROS 2 (Humble or newer) setup to run node tests")
+    'rclpy', reason='rclpy not found: source a ROS 2 (Humble or newer) setup to run node tests')
 
-from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
+from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402, I100
 from geometry_msgs.msg import PoseStamped  # noqa: E402
+from pdls_ik.diagnostics import ERROR  # noqa: E402
+from pdls_ik.msgs import pose_stamped, rclpy_types, status_level  # noqa: E402
+from pdls_ik.resources import bundled_urdf  # noqa: E402
+from pdls_ik.ros.node import PDLSIKNode  # noqa: E402
 from rclpy.executors import MultiThreadedExecutor  # noqa: E402
 from rclpy.parameter import Parameter  # noqa: E402
 from rclpy.qos import DurabilityPolicy, QoSProfile  # noqa: E402
@@ -26,12 +45,7 @@ from sensor_msgs.msg import JointState  # noqa: E402
 from std_msgs.msg import String  # noqa: E402
 from trajectory_msgs.msg import JointTrajectory  # noqa: E402
 
-from pdls_ik.diagnostics import ERROR  # noqa: E402
-from pdls_ik.msgs import pose_stamped, rclpy_types, status_level  # noqa: E402
-from pdls_ik.resources import bundled_urdf  # noqa: E402
-from pdls_ik.ros.node import PDLSIKNode  # noqa: E402
-
-PANDA = bundled_urdf("panda").read_text()
+PANDA = bundled_urdf('panda').read_text()
 Q_GOAL = np.array([0.4, -0.3, 0.3, -2.2, 0.2, 1.9, 0.5, 0.0])
 
 
@@ -40,16 +54,16 @@ class Probe:
 
     def __init__(self, context):
         from rclpy.node import Node
-        self.node = Node("pdls_ik_probe", context=context)
+        self.node = Node('pdls_ik_probe', context=context)
         self.lock = threading.Lock()
-        self.got = {"trajectory": [], "diagnostics": [], "solution": []}
+        self.got = {'trajectory': [], 'diagnostics': [], 'solution': []}
         latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
-        self.pub_goal = self.node.create_publisher(PoseStamped, "goal_pose", 10)
-        self.pub_js = self.node.create_publisher(JointState, "joint_states", 10)
-        self.pub_description = self.node.create_publisher(String, "robot_description", latched)
-        for key, kind, topic in (("trajectory", JointTrajectory, "joint_trajectory"),
-                                 ("diagnostics", DiagnosticArray, "/diagnostics"),
-                                 ("solution", JointState, "/pdls_ik_node/solution")):
+        self.pub_goal = self.node.create_publisher(PoseStamped, 'goal_pose', 10)
+        self.pub_js = self.node.create_publisher(JointState, 'joint_states', 10)
+        self.pub_description = self.node.create_publisher(String, 'robot_description', latched)
+        for key, kind, topic in (('trajectory', JointTrajectory, 'joint_trajectory'),
+                                 ('diagnostics', DiagnosticArray, '/diagnostics'),
+                                 ('solution', JointState, '/pdls_ik_node/solution')):
             self.node.create_subscription(kind, topic, self._store(key), 50)
 
     def _store(self, key):
@@ -63,7 +77,7 @@ class Probe:
             return list(self.got[key])
 
     def wait(self, predicate, timeout=10.0):
-        """Waits until ``predicate()`` is true; returns its last value."""
+        """Wait until ``predicate()`` is true; return its last value."""
         end = time.monotonic() + timeout
         while time.monotonic() < end:
             value = predicate()
@@ -72,11 +86,11 @@ class Probe:
             time.sleep(0.02)
         return predicate()
 
-    def status(self, source, level=None, text=""):
+    def status(self, source, level=None, text=''):
         """Latest diagnostic status of ``source`` (optionally of a level and containing text)."""
-        for array in reversed(self.messages("diagnostics")):
+        for array in reversed(self.messages('diagnostics')):
             for s in array.status:
-                if s.name.endswith(f": {source}") and (level is None or status_level(s) == level) \
+                if s.name.endswith(f': {source}') and (level is None or status_level(s) == level) \
                         and text in s.message:
                     return s
         return None
@@ -116,123 +130,123 @@ def ros():
     rclpy.shutdown(context=context)
 
 
-def _goal(robot_linkage, q, frame="panda_link0"):
-    pose = robot_linkage.forward_kinematics(q, "panda_link8", "panda_link0")
+def _goal(robot_linkage, q, frame='panda_link0'):
+    pose = robot_linkage.forward_kinematics(q, 'panda_link8', 'panda_link0')
     return pose_stamped(rclpy_types(), pose, frame)
 
 
 def test_goal_to_trajectory_solution_and_diagnostics(ros):
     start, probe = ros
-    node = start(robot_description=PANDA, tip_link="panda_link8")
+    node = start(robot_description=PANDA, tip_link='panda_link8')
     linkage = node.tracker.robot.linkage
-    target = linkage.forward_kinematics(Q_GOAL, "panda_link8")
-    probe.wait(lambda: probe.node.count_subscribers("goal_pose") > 0)
+    target = linkage.forward_kinematics(Q_GOAL, 'panda_link8')
+    probe.wait(lambda: probe.node.count_subscribers('goal_pose') > 0)
     probe.pub_goal.publish(_goal(linkage, Q_GOAL))
 
     def reaching():
-        for msg in reversed(probe.messages("trajectory")):
+        for msg in reversed(probe.messages('trajectory')):
             q = np.array(msg.points[-1].positions)
-            reached = linkage.forward_kinematics(q, "panda_link8")
+            reached = linkage.forward_kinematics(q, 'panda_link8')
             if np.linalg.norm(reached[:3, 3] - target[:3, 3]) <= 1e-5:
                 return msg
         return None
 
     last = probe.wait(reaching)
-    assert last is not None, "no joint_trajectory reaching the goal"
+    assert last is not None, 'no joint_trajectory reaching the goal'
     assert (last.header.stamp.sec, last.header.stamp.nanosec) == (0, 0)  # start now
     assert list(last.joint_names) == list(linkage.joint_names)
     assert all(len(p.positions) == len(p.velocities) == linkage.n for p in last.points)
     q_end = np.array(last.points[-1].positions)
     assert probe.wait(lambda: any(np.allclose(m.position, q_end, atol=1e-12)
-                                  for m in probe.messages("solution")))
-    assert probe.wait(lambda: probe.status("solver", text="solved"))
-    status = probe.status("solver", text="solved")
+                                  for m in probe.messages('solution')))
+    assert probe.wait(lambda: probe.status('solver', text='solved'))
+    status = probe.status('solver', text='solved')
     values = {kv.key: kv.value for kv in status.values}
-    assert values["status"] == "converged" and status_level(status) < ERROR
+    assert values['status'] == 'converged' and status_level(status) < ERROR
 
 
 def test_diagnostics_at_least_once_a_second(ros):
     start, probe = ros
-    start(robot_description=PANDA, tip_link="panda_link8")
+    start(robot_description=PANDA, tip_link='panda_link8')
     time.sleep(2.6)
-    assert len(probe.messages("diagnostics")) >= 2
+    assert len(probe.messages('diagnostics')) >= 2
 
 
-@pytest.mark.parametrize("case, source, text", [
-    ("nan_goal", "goal_pose", "goal_pose.pose.position.x: must be finite"),
-    ("zero_quaternion", "goal_pose", "zero quaternion"),
-    ("unknown_frame", "goal_pose", "'map': unknown goal frame"),
-    ("empty_joint_states", "joint_states", "no joint names"),
-    ("mismatched_joint_states", "joint_states", "position: 1 values for 2 names"),
+@pytest.mark.parametrize('case, source, text', [
+    ('nan_goal', 'goal_pose', 'goal_pose.pose.position.x: must be finite'),
+    ('zero_quaternion', 'goal_pose', 'zero quaternion'),
+    ('unknown_frame', 'goal_pose', "'map': unknown goal frame"),
+    ('empty_joint_states', 'joint_states', 'no joint names'),
+    ('mismatched_joint_states', 'joint_states', 'position: 1 values for 2 names'),
 ])
 def test_bad_input_reported_as_error_node_survives(ros, case, source, text):
     start, probe = ros
-    node = start(robot_description=PANDA, tip_link="panda_link8")
+    node = start(robot_description=PANDA, tip_link='panda_link8')
     linkage = node.tracker.robot.linkage
-    probe.wait(lambda: probe.node.count_subscribers("goal_pose") > 0)
+    probe.wait(lambda: probe.node.count_subscribers('goal_pose') > 0)
     msg = _goal(linkage, Q_GOAL)
-    if case == "nan_goal":
+    if case == 'nan_goal':
         msg.pose.position.x = math.nan
-    elif case == "zero_quaternion":
+    elif case == 'zero_quaternion':
         msg.pose.orientation.x = msg.pose.orientation.y = 0.0
         msg.pose.orientation.z = msg.pose.orientation.w = 0.0
-    elif case == "unknown_frame":
-        msg.header.frame_id = "map"
-    if source == "goal_pose":
+    elif case == 'unknown_frame':
+        msg.header.frame_id = 'map'
+    if source == 'goal_pose':
         probe.pub_goal.publish(msg)
     else:
         js = JointState()
-        if case == "mismatched_joint_states":
-            js.name, js.position = ["panda_joint1", "panda_joint2"], [0.1]
+        if case == 'mismatched_joint_states':
+            js.name, js.position = ['panda_joint1', 'panda_joint2'], [0.1]
         probe.pub_js.publish(js)
-    assert probe.wait(lambda: probe.status(source, ERROR, text)), f"no ERROR for {case}"
+    assert probe.wait(lambda: probe.status(source, ERROR, text)), f'no ERROR for {case}'
     # still alive: a good goal is solved afterwards
     probe.pub_goal.publish(_goal(linkage, Q_GOAL))
-    assert probe.wait(lambda: probe.status("goal_pose", text="goal accepted"))
-    assert probe.wait(lambda: probe.status("solver"))
+    assert probe.wait(lambda: probe.status('goal_pose', text='goal accepted'))
+    assert probe.wait(lambda: probe.status('solver'))
 
 
 def test_description_from_topic_and_runtime_failure(ros):
     start, probe = ros
-    node = start(tip_link="panda_link8")  # no robot_description parameter: topic
+    node = start(tip_link='panda_link8')  # no robot_description parameter: topic
     probe.pub_description.publish(String(data=PANDA))
     assert probe.wait(lambda: node.tracker is not None)
     probe.pub_description.publish(String(data="<robot name='broken'><link name='a'/>"))
-    assert probe.wait(lambda: probe.status("robot_description", ERROR,
-                                           "previous model kept"))
-    assert node.tracker.robot.linkage.name == "panda"
+    assert probe.wait(lambda: probe.status('robot_description', ERROR,
+                                           'previous model kept'))
+    assert node.tracker.robot.linkage.name == 'panda'
 
 
 def test_parameters_validated_never_half_applied(ros):
     start, _ = ros
-    node = start(robot_description=PANDA, tip_link="panda_link8")
+    node = start(robot_description=PANDA, tip_link='panda_link8')
     before = node.config
-    results = node.set_parameters_atomically([Parameter("damping", value=0.05),
-                                              Parameter("velocity_scaling", value=0.0)])
-    assert not results.successful and "velocity_scaling" in results.reason
+    results = node.set_parameters_atomically([Parameter('damping', value=0.05),
+                                              Parameter('velocity_scaling', value=0.0)])
+    assert not results.successful and 'velocity_scaling' in results.reason
     assert node.config == before
-    bad_tip = node.set_parameters([Parameter("tip_link", value="no_such_link")])[0]
-    assert not bad_tip.successful and "no_such_link" in bad_tip.reason
-    assert node.set_parameters([Parameter("damping", value=0.05)])[0].successful
+    bad_tip = node.set_parameters([Parameter('tip_link', value='no_such_link')])[0]
+    assert not bad_tip.successful and 'no_such_link' in bad_tip.reason
+    assert node.set_parameters([Parameter('damping', value=0.05)])[0].successful
     assert node.config.damping == 0.05 and node.tracker.robot.config.damping == 0.05
-    assert node.set_parameters([Parameter("kinematics_solver_timeout", value=0.02)])[0] \
+    assert node.set_parameters([Parameter('kinematics_solver_timeout', value=0.02)])[0] \
         .successful
     assert node.config.timeout == 0.02
 
 
 def _call(probe, client, request):
     future = client.call_async(request)
-    assert probe.wait(future.done), "no answer from ~/compute_ik"
+    assert probe.wait(future.done), 'no answer from ~/compute_ik'
     return future.result()
 
 
 def test_compute_ik_service(ros):
-    moveit = pytest.importorskip("moveit_msgs.srv",
-                                 reason="moveit_msgs not installed: ~/compute_ik not offered")
+    moveit = pytest.importorskip('moveit_msgs.srv',
+                                 reason='moveit_msgs not installed: ~/compute_ik not offered')
     start, probe = ros
-    node = start(robot_description=PANDA, tip_link="panda_link8")
+    node = start(robot_description=PANDA, tip_link='panda_link8')
     linkage = node.tracker.robot.linkage
-    client = probe.node.create_client(moveit.GetPositionIK, "/pdls_ik_node/compute_ik")
+    client = probe.node.create_client(moveit.GetPositionIK, '/pdls_ik_node/compute_ik')
     assert client.wait_for_service(timeout_sec=10.0)
     request = moveit.GetPositionIK.Request()
     request.ik_request.pose_stamped = _goal(linkage, Q_GOAL)
@@ -240,25 +254,25 @@ def test_compute_ik_service(ros):
     response = _call(probe, client, request)
     assert response.error_code.val == response.error_code.SUCCESS
     q = np.array(response.solution.joint_state.position)
-    reached = linkage.forward_kinematics(q, "panda_link8")
-    target = linkage.forward_kinematics(Q_GOAL, "panda_link8")
+    reached = linkage.forward_kinematics(q, 'panda_link8')
+    target = linkage.forward_kinematics(Q_GOAL, 'panda_link8')
     assert np.linalg.norm(reached[:3, 3] - target[:3, 3]) <= 1e-5
-    request.ik_request.ik_link_name = "no_such_link"
+    request.ik_request.ik_link_name = 'no_such_link'
     response = _call(probe, client, request)
     assert response.error_code.val == response.error_code.INVALID_LINK_NAME
 
 
-@pytest.mark.parametrize("argument, text", [("timeout:=-1.0", "timeout"),
-                                            ("tip_link:=no_such_link", "no_such_link")])
+@pytest.mark.parametrize('argument, text', [('timeout:=-1.0', 'timeout'),
+                                            ('tip_link:=no_such_link', 'no_such_link')])
 def test_bad_startup_exits_nonzero_with_one_line(argument, text, tmp_path):
-    params = tmp_path / "params.yaml"
-    params.write_text(yaml.safe_dump({"pdls_ik_node": {"ros__parameters": {
-        "robot_description": PANDA, "tip_link": "panda_link8"}}}))
+    params = tmp_path / 'params.yaml'
+    params.write_text(yaml.safe_dump({'pdls_ik_node': {'ros__parameters': {
+        'robot_description': PANDA, 'tip_link': 'panda_link8'}}}))
     done = subprocess.run(
-        [sys.executable, "-c", "import sys; from pdls_ik.ros.node import main; "
-         "sys.exit(main(sys.argv))", "--ros-args", "--params-file", str(params),
-         "-p", argument],
+        [sys.executable, '-c', 'import sys; from pdls_ik.ros.node import main; '
+         'sys.exit(main(sys.argv))', '--ros-args', '--params-file', str(params),
+         '-p', argument],
         capture_output=True, text=True, timeout=60)
     assert done.returncode == 1, done.stderr
-    lines = [ln for ln in done.stderr.splitlines() if "cannot start" in ln]
-    assert len(lines) == 1 and text in lines[0] and "Traceback" not in done.stderr
+    lines = [ln for ln in done.stderr.splitlines() if 'cannot start' in ln]
+    assert len(lines) == 1 and text in lines[0] and 'Traceback' not in done.stderr

@@ -1,4 +1,19 @@
-"""``pdls_ik_markers``: a 6-DOF interactive marker at the tip link, publishing goal poses.
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+``pdls_ik_markers``: a 6-DOF interactive marker at the tip link, publishing goal poses.
 
 The marker starts at the tip link's pose computed from the robot description and the first
 joint_states; dragging it publishes PoseStamped goals on ``goal_pose`` (in the base link),
@@ -10,8 +25,14 @@ from __future__ import annotations
 import sys
 import time
 
-import numpy as np
 from geometry_msgs.msg import PoseStamped
+import numpy as np
+from pdls_ik.config import IKConfig
+from pdls_ik.errors import PDLSIKError
+from pdls_ik.msgs import joint_state_to_q, pose_msg, rclpy_types
+from pdls_ik.ros.spin import run_node
+from pdls_ik.ros_logic.markers import RateLimiter, tip_pose
+from pdls_ik.ros_logic.robot import build_robot
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile
 from sensor_msgs.msg import JointState
@@ -19,25 +40,18 @@ from std_msgs.msg import String
 from visualization_msgs.msg import (InteractiveMarker, InteractiveMarkerControl,
                                     InteractiveMarkerFeedback, Marker)
 
-from pdls_ik.config import IKConfig
-from pdls_ik.errors import PDLSIKError
-from pdls_ik.msgs import joint_state_to_q, pose_msg, rclpy_types
-from pdls_ik.ros.spin import run_node
-from pdls_ik.ros_logic.markers import RateLimiter, tip_pose
-from pdls_ik.ros_logic.robot import build_robot
-
-NODE_NAME = "pdls_ik_markers"
-MARKER = "pdls_ik_goal"
+NODE_NAME = 'pdls_ik_markers'
+MARKER = 'pdls_ik_goal'
 #: (name, axis quaternion xyzw) of the three move/rotate axis pairs
-AXES = (("x", (1.0, 0.0, 0.0, 1.0)), ("y", (0.0, 1.0, 0.0, 1.0)), ("z", (0.0, 0.0, 1.0, 1.0)))
+AXES = (('x', (1.0, 0.0, 0.0, 1.0)), ('y', (0.0, 1.0, 0.0, 1.0)), ('z', (0.0, 0.0, 1.0, 1.0)))
 
 
 def _controls(scale: float):
     controls = []
     for name, (x, y, z, w) in AXES:
         norm = np.sqrt(x * x + y * y + z * z + w * w)
-        for mode, prefix in ((InteractiveMarkerControl.ROTATE_AXIS, "rotate_"),
-                             (InteractiveMarkerControl.MOVE_AXIS, "move_")):
+        for mode, prefix in ((InteractiveMarkerControl.ROTATE_AXIS, 'rotate_'),
+                             (InteractiveMarkerControl.MOVE_AXIS, 'move_')):
             control = InteractiveMarkerControl()
             control.name = prefix + name
             control.orientation.x, control.orientation.y = x / norm, y / norm
@@ -53,10 +67,10 @@ def _controls(scale: float):
 
 
 class MarkersNode(Node):
-    """The interactive-marker node (rclpy shell over :mod:`pdls_ik.ros_logic.markers`).
+    """
+    The interactive-marker node (rclpy shell over :mod:`pdls_ik.ros_logic.markers`).
 
-    Raises:
-        PDLSIKError: the interactive_markers package is not installed (named in one line).
+    :raises PDLSIKError: the interactive_markers package is not installed (named in one line).
     """
 
     def __init__(self):
@@ -66,34 +80,34 @@ class MarkersNode(Node):
             raise PDLSIKError("the ROS package 'interactive_markers' is not installed") from None
         super().__init__(NODE_NAME)
         self.types = rclpy_types()
-        self.declare_parameter("base_link", "")
-        self.declare_parameter("tip_link", "")
-        self.declare_parameter("robot_description", "")
-        self.declare_parameter("goal_rate", 20.0)
-        self.declare_parameter("scale", 0.2)
-        self.config = IKConfig(base_link=self.get_parameter("base_link").value,
-                               tip_link=self.get_parameter("tip_link").value)
-        self.limiter = RateLimiter(1.0 / self.get_parameter("goal_rate").value)
+        self.declare_parameter('base_link', '')
+        self.declare_parameter('tip_link', '')
+        self.declare_parameter('robot_description', '')
+        self.declare_parameter('goal_rate', 20.0)
+        self.declare_parameter('scale', 0.2)
+        self.config = IKConfig(base_link=self.get_parameter('base_link').value,
+                               tip_link=self.get_parameter('tip_link').value)
+        self.limiter = RateLimiter(1.0 / self.get_parameter('goal_rate').value)
         self.robot = None
         self.q = None
         self.server = InteractiveMarkerServer(self, NODE_NAME)
         self.menu = MenuHandler()
-        self.menu.insert("Reset to current pose", callback=self._on_reset)
-        self.pub_goal = self.create_publisher(PoseStamped, "goal_pose", 10)
-        description = self.get_parameter("robot_description").value
+        self.menu.insert('Reset to current pose', callback=self._on_reset)
+        self.pub_goal = self.create_publisher(PoseStamped, 'goal_pose', 10)
+        description = self.get_parameter('robot_description').value
         if description:
             self._load(description)
         latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
-        self.create_subscription(String, "robot_description",
+        self.create_subscription(String, 'robot_description',
                                  lambda msg: self._load(msg.data), latched)
-        self.create_subscription(JointState, "joint_states", self._on_joint_states, 10)
+        self.create_subscription(JointState, 'joint_states', self._on_joint_states, 10)
         self.create_timer(0.05, self._flush)
 
     def _load(self, description: str) -> None:
         try:
             self.robot = build_robot(description, self.config)
         except PDLSIKError as exc:
-            self.get_logger().error(f"robot description rejected: {exc}")
+            self.get_logger().error(f'robot description rejected: {exc}')
             return
         self.q = None  # place the marker at the next joint_states (or mid-limits now)
         self._place(self.robot.default_q())
@@ -104,7 +118,7 @@ class MarkersNode(Node):
         try:
             match = joint_state_to_q(msg, self.robot.joint_names, fallback=self.q)
         except PDLSIKError as exc:
-            self.get_logger().warn(f"joint_states ignored: {exc}", throttle_duration_sec=5.0)
+            self.get_logger().warn(f'joint_states ignored: {exc}', throttle_duration_sec=5.0)
             return
         first = self.q is None
         self.q = match.q
@@ -113,8 +127,8 @@ class MarkersNode(Node):
 
     def _place(self, q) -> None:
         """(Re)creates the marker at the tip pose for joint positions ``q``."""
-        marker = InteractiveMarker(name=MARKER, description="pdls_ik goal",
-                                   scale=self.get_parameter("scale").value)
+        marker = InteractiveMarker(name=MARKER, description='pdls_ik goal',
+                                   scale=self.get_parameter('scale').value)
         marker.header.frame_id = self.robot.base_link
         marker.pose = pose_msg(self.types, tip_pose(self.robot, q))
         marker.controls = _controls(marker.scale)
@@ -155,5 +169,5 @@ def main(args=None) -> int:
     return run_node(MarkersNode, NODE_NAME, args)
 
 
-if __name__ == "__main__":
+if __name__ == '__main__':
     sys.exit(main())

@@ -1,5 +1,22 @@
-"""``pdls_ik_node``: goal poses and joint states in; joint trajectories, solutions and
-diagnostics out; the ``~/compute_ik`` service beside them.
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The ``pdls_ik_node`` node.
+
+Goal poses and joint states in; joint trajectories, solutions and diagnostics out; the
+``~/compute_ik`` service beside them.
 
 Callback groups: subscriptions, parameters and the diagnostics timer share the node's default
 group (short callbacks that only store); the tracking timer and the service each have their own
@@ -13,6 +30,18 @@ from typing import Optional
 
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PoseStamped
+from pdls_ik.errors import PDLSIKError
+from pdls_ik.msgs import (diagnostic_array, joint_state, joint_trajectory, pose_from_msg,
+                          rclpy_types)
+from pdls_ik.msgs.moveit import ErrorCode, ik_request_from_msg, IKServiceReply, RequestError
+from pdls_ik.msgs.moveit import ik_response
+from pdls_ik.ros.parameters import changes_of, declare_all
+from pdls_ik.ros.spin import run_node
+from pdls_ik.ros_logic.board import Board
+from pdls_ik.ros_logic.ik_service import IKService
+from pdls_ik.ros_logic.parameters import apply_changes, config_from_values, read_only_names
+from pdls_ik.ros_logic.robot import build_robot
+from pdls_ik.ros_logic.tracker import Tracker
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.executors import MultiThreadedExecutor
@@ -22,58 +51,49 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 from trajectory_msgs.msg import JointTrajectory
 
-from pdls_ik.errors import PDLSIKError
-from pdls_ik.msgs import (diagnostic_array, joint_state, joint_trajectory, pose_from_msg,
-                          rclpy_types)
-from pdls_ik.msgs.moveit import ErrorCode, IKServiceReply, RequestError, ik_request_from_msg
-from pdls_ik.msgs.moveit import ik_response
-from pdls_ik.ros.parameters import changes_of, declare_all
-from pdls_ik.ros.spin import run_node
-from pdls_ik.ros_logic.board import Board
-from pdls_ik.ros_logic.ik_service import IKService
-from pdls_ik.ros_logic.parameters import apply_changes, config_from_values, read_only_names
-from pdls_ik.ros_logic.robot import build_robot
-from pdls_ik.ros_logic.tracker import Tracker
-
-NODE_NAME = "pdls_ik_node"
+NODE_NAME = 'pdls_ik_node'
 #: period of the loop-back's joint_states between solutions [s]
 ECHO_PERIOD = 0.1
 
 
 class PDLSIKNode(Node):
-    """The IK node; construction raises :class:`~pdls_ik.errors.PDLSIKError` on a bad start-up
-    configuration (the caller logs it in one line and exits non-zero)."""
+    """
+    The IK node.
+
+    Construction raises :class:`~pdls_ik.errors.PDLSIKError` on a bad start-up configuration
+    (the caller logs it in one line and exits non-zero).
+    """
 
     def __init__(self, **kwargs):
         super().__init__(NODE_NAME, **kwargs)
         self.types = rclpy_types()
         values = declare_all(self)
         self.config = config_from_values(values)
-        self.mode = values["mode"]
+        self.mode = values['mode']
         self.board = Board(self.get_name())
         self.tracker: Optional[Tracker] = None
         self.service = None
         self._solve_group = MutuallyExclusiveCallbackGroup()
         self._service_group = MutuallyExclusiveCallbackGroup()
 
-        self.pub_trajectory = self.create_publisher(JointTrajectory, "joint_trajectory", 10)
-        self.pub_solution = self.create_publisher(JointState, "~/solution", 10)
-        self.pub_diagnostics = self.create_publisher(DiagnosticArray, "/diagnostics", 10)
-        self.pub_echo = (self.create_publisher(JointState, "joint_states", 10)
-                         if values["echo_joint_states"] else None)
+        self.pub_trajectory = self.create_publisher(JointTrajectory, 'joint_trajectory', 10)
+        self.pub_solution = self.create_publisher(JointState, '~/solution', 10)
+        self.pub_diagnostics = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
+        self.pub_echo = (self.create_publisher(JointState, 'joint_states', 10)
+                         if values['echo_joint_states'] else None)
 
-        if values["robot_description"]:
-            self._set_robot(build_robot(values["robot_description"], self.config), "parameter")
+        if values['robot_description']:
+            self._set_robot(build_robot(values['robot_description'], self.config), 'parameter')
         else:
-            self.board.warn("robot_description", "waiting for the robot_description topic")
+            self.board.warn('robot_description', 'waiting for the robot_description topic')
             latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
                                  reliability=ReliabilityPolicy.RELIABLE)
-            self.create_subscription(String, "robot_description", self._on_description, latched)
-        self.create_subscription(PoseStamped, "goal_pose", self._on_goal, 10)
-        self.create_subscription(JointState, "joint_states", self._on_joint_states, 10)
+            self.create_subscription(String, 'robot_description', self._on_description, latched)
+        self.create_subscription(PoseStamped, 'goal_pose', self._on_goal, 10)
+        self.create_subscription(JointState, 'joint_states', self._on_joint_states, 10)
         self._create_service()
         self._tracking_timer = self._make_tracking_timer()
-        self.create_timer(values["diagnostics_period"], self.publish_diagnostics)
+        self.create_timer(values['diagnostics_period'], self.publish_diagnostics)
         if self.pub_echo is not None:  # loop-back: also keep joint_states alive between goals
             self.create_timer(ECHO_PERIOD, self._echo_state)
         self.add_on_set_parameters_callback(self._on_set_parameters)
@@ -88,16 +108,16 @@ class PDLSIKNode(Node):
             self.tracker.set_robot(robot)
             self.service.set_robot(robot)
         self.config = robot.config
-        self.board.ok("robot_description", f"robot '{robot.linkage.name}' from the {origin}: "
+        self.board.ok('robot_description', f"robot '{robot.linkage.name}' from the {origin}: "
                       f"{robot.linkage.n} joints, base '{robot.base_link}', tip "
                       f"'{robot.tip_link}'")
 
     def _on_description(self, msg: String) -> None:
         try:
-            self._set_robot(build_robot(msg.data, self.config), "robot_description topic")
+            self._set_robot(build_robot(msg.data, self.config), 'robot_description topic')
         except PDLSIKError as exc:
-            kept = " (previous model kept)" if self.tracker else ""
-            self._report("robot_description", f"robot_description rejected{kept}: {exc}")
+            kept = ' (previous model kept)' if self.tracker else ''
+            self._report('robot_description', f'robot_description rejected{kept}: {exc}')
         self.publish_diagnostics()
 
     # ------------------------------------------------------------ subscribers
@@ -109,14 +129,14 @@ class PDLSIKNode(Node):
 
     def _on_goal(self, msg: PoseStamped) -> None:
         if self.tracker is None:
-            self._report("goal_pose", "goal dropped: no robot model yet")
+            self._report('goal_pose', 'goal dropped: no robot model yet')
             return
         try:
-            self.tracker.offer_goal(pose_from_msg(msg, "goal_pose"))
+            self.tracker.offer_goal(pose_from_msg(msg, 'goal_pose'))
         except PDLSIKError as exc:
-            self._report("goal_pose", f"goal dropped: {exc}")
+            self._report('goal_pose', f'goal dropped: {exc}')
             return
-        self.board.ok("goal_pose", "goal accepted", frame_id=msg.header.frame_id or "(base)")
+        self.board.ok('goal_pose', 'goal accepted', frame_id=msg.header.frame_id or '(base)')
 
     def _on_joint_states(self, msg: JointState) -> None:
         if self.tracker is None:
@@ -124,12 +144,12 @@ class PDLSIKNode(Node):
         try:
             match = self.tracker.offer_joint_state(msg)
         except PDLSIKError as exc:
-            self._report("joint_states", f"joint_states ignored: {exc}")
+            self._report('joint_states', f'joint_states ignored: {exc}')
             return
         if match.missing:
-            self.board.warn("joint_states", f"joints missing: {', '.join(match.missing)}")
+            self.board.warn('joint_states', f"joints missing: {', '.join(match.missing)}")
         else:
-            self.board.ok("joint_states", "all joints received")
+            self.board.ok('joint_states', 'all joints received')
 
     # ---------------------------------------------------------------- solving
     def _make_tracking_timer(self):
@@ -143,7 +163,7 @@ class PDLSIKNode(Node):
         try:
             out = tracker.cycle(1.0 / self.config.tracking_rate)
         except Exception as exc:  # noqa: BLE001 - the node must survive any solver failure
-            self._report("solver", f"solve failed: {type(exc).__name__}: {exc}")
+            self._report('solver', f'solve failed: {type(exc).__name__}: {exc}')
             return
         if out is None:
             return
@@ -154,7 +174,7 @@ class PDLSIKNode(Node):
         self.pub_solution.publish(solution)
         if self.pub_echo is not None:
             self.pub_echo.publish(solution)
-        self.board.put("solver", out.status)
+        self.board.put('solver', out.status)
         self.publish_diagnostics()
 
     def _echo_state(self) -> None:
@@ -167,22 +187,22 @@ class PDLSIKNode(Node):
         try:
             from moveit_msgs.srv import GetPositionIK
         except ImportError:
-            self.board.warn("compute_ik", "moveit_msgs not installed: ~/compute_ik not offered")
+            self.board.warn('compute_ik', 'moveit_msgs not installed: ~/compute_ik not offered')
             return
-        self.create_service(GetPositionIK, "~/compute_ik", self._on_compute_ik,
+        self.create_service(GetPositionIK, '~/compute_ik', self._on_compute_ik,
                             callback_group=self._service_group)
-        self.board.ok("compute_ik", "~/compute_ik ready")
+        self.board.ok('compute_ik', '~/compute_ik ready')
 
     def _on_compute_ik(self, request, response):
         if self.service is None:
-            reply = IKServiceReply(ErrorCode.FAILURE, "no robot model yet")
+            reply = IKServiceReply(ErrorCode.FAILURE, 'no robot model yet')
         else:
             try:
                 reply = self.service.compute(ik_request_from_msg(request),
                                              self.tracker.current_q)
             except RequestError as exc:
                 reply = IKServiceReply(exc.code, str(exc))
-        self.get_logger().info(f"compute_ik: {reply.code.name}: {reply.message}")
+        self.get_logger().info(f'compute_ik: {reply.code.name}: {reply.message}')
         return ik_response(self.types, reply, stamp=self.get_clock().now().to_msg())
 
     # ------------------------------------------------------------- parameters
@@ -195,11 +215,11 @@ class PDLSIKNode(Node):
         config, reason = apply_changes(self.config, changes)
         if config is None:
             return SetParametersResult(successful=False, reason=reason)
-        description = changes.get("robot_description")
+        description = changes.get('robot_description')
         try:
             if self.tracker is not None or description:
                 source = description or self.tracker.robot.description
-                self._set_robot(build_robot(source, config), "parameters")
+                self._set_robot(build_robot(source, config), 'parameters')
         except PDLSIKError as exc:
             return SetParametersResult(successful=False, reason=str(exc))
         rate_changed = config.tracking_rate != self.config.tracking_rate
@@ -211,7 +231,7 @@ class PDLSIKNode(Node):
 
     # ------------------------------------------------------------ diagnostics
     def publish_diagnostics(self) -> None:
-        """Publishes every current status on /diagnostics."""
+        """Publish every current status on /diagnostics."""
         stamp = self.get_clock().now().to_msg()
         self.pub_diagnostics.publish(diagnostic_array(self.types, self.board.statuses(), stamp))
 
@@ -221,5 +241,5 @@ def main(args=None) -> int:
     return run_node(PDLSIKNode, NODE_NAME, args, lambda: MultiThreadedExecutor(num_threads=3))
 
 
-if __name__ == "__main__":
+if __name__ == '__main__':
     sys.exit(main())

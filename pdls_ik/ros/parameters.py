@@ -1,21 +1,37 @@
-"""Declares the node's parameters with descriptors from :func:`pdls_ik.ros_logic.parameters.
-declarations` and reads them back (rclpy glue only)."""
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The node's parameters (rclpy glue only).
+
+Declared with descriptors from :func:`pdls_ik.ros_logic.parameters.declarations` and read back.
+"""
 from __future__ import annotations
 
 from typing import Any, Dict
 
+from pdls_ik.errors import ConfigError
+from pdls_ik.ros_logic.parameters import Declaration, declarations
 from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor
 from rclpy.exceptions import (InvalidParameterTypeException, InvalidParameterValueException,
                               ParameterUninitializedException)
 from rclpy.parameter import Parameter
 
-from pdls_ik.errors import ConfigError
-from pdls_ik.ros_logic.parameters import Declaration, declarations
-
-_TYPES = {"bool": Parameter.Type.BOOL, "integer": Parameter.Type.INTEGER,
-          "double": Parameter.Type.DOUBLE, "string": Parameter.Type.STRING,
-          "string_array": Parameter.Type.STRING_ARRAY,
-          "double_array": Parameter.Type.DOUBLE_ARRAY}
+_TYPES = {'bool': Parameter.Type.BOOL, 'integer': Parameter.Type.INTEGER,
+          'double': Parameter.Type.DOUBLE, 'string': Parameter.Type.STRING,
+          'string_array': Parameter.Type.STRING_ARRAY,
+          'double_array': Parameter.Type.DOUBLE_ARRAY}
 
 
 def descriptor(decl: Declaration) -> ParameterDescriptor:
@@ -23,10 +39,10 @@ def descriptor(decl: Declaration) -> ParameterDescriptor:
     desc = ParameterDescriptor(name=decl.name, type=_TYPES[decl.ros_type].value,
                                description=decl.description, read_only=decl.read_only)
     if decl.minimum is not None and decl.maximum is not None:
-        if decl.ros_type == "integer":
+        if decl.ros_type == 'integer':
             desc.integer_range = [IntegerRange(from_value=int(decl.minimum),
                                                to_value=int(decl.maximum), step=0)]
-        elif decl.ros_type == "double":
+        elif decl.ros_type == 'double':
             desc.floating_point_range = [FloatingPointRange(from_value=float(decl.minimum),
                                                             to_value=float(decl.maximum),
                                                             step=0.0)]
@@ -34,11 +50,11 @@ def descriptor(decl: Declaration) -> ParameterDescriptor:
 
 
 def declare_all(node) -> Dict[str, Any]:
-    """Declares every parameter on ``node``; returns name -> value (None when unset).
+    """
+    Declare every parameter on ``node``; return name -> value (None when unset).
 
-    Raises:
-        ConfigError: a value given at start-up (parameter file, command line) has the wrong type
-            or is out of range, naming the parameter.
+    :raises ConfigError: a value given at start-up (parameter file, command line) has the wrong
+        type or is out of range, naming the parameter.
     """
     values: Dict[str, Any] = {}
     for decl in declarations():
@@ -62,7 +78,7 @@ def read(node, name: str) -> Any:
 
 
 def changes_of(parameters) -> Dict[str, Any]:
-    """name -> value of a list of rclpy Parameters (arrays as lists)."""
+    """Map name -> value for a list of rclpy Parameters (arrays as lists)."""
     out = {}
     for p in parameters:
         value = p.value

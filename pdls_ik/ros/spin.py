@@ -1,28 +1,41 @@
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 """The few lines every ``main()`` of this package shares: init, construct, spin, shut down."""
 from __future__ import annotations
 
 from typing import Callable, Optional
 
+from pdls_ik.errors import PDLSIKError
 import rclpy
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.logging import get_logger
 
-from pdls_ik.errors import PDLSIKError
-
 
 def run_node(factory: Callable[[], object], name: str, args=None,
              executor_factory: Optional[Callable[[], object]] = None) -> int:
-    """Runs one node until Ctrl-C or shutdown.
+    """
+    Run one node until Ctrl-C or shutdown.
 
-    Returns:
-        0 after a clean shutdown; 1 when the node cannot start (a
+    :return: 0 after a clean shutdown; 1 when the node cannot start (a
         :class:`~pdls_ik.errors.PDLSIKError` from ``factory``, logged in one line).
     """
     rclpy.init(args=args)
     try:
         node = factory()
     except PDLSIKError as exc:
-        get_logger(name).fatal(f"cannot start: {exc}")
+        get_logger(name).fatal(f'cannot start: {exc}')
         rclpy.try_shutdown()
         return 1
     executor = executor_factory() if executor_factory else SingleThreadedExecutor()

@@ -1,4 +1,19 @@
-"""ROS-free logic of the ROS 2 nodes: everything in :mod:`pdls_ik.ros` that is not plumbing.
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+ROS-free logic of the ROS 2 nodes: everything in :mod:`pdls_ik.ros` that is not plumbing.
 
 - :mod:`.robot` — robot description + config -> linkage and solvers (rebuilt atomically);
 - :mod:`.frames` — goal frames (empty, base link, any model link through FK);

@@ -1,4 +1,19 @@
-"""The diagnostic statuses a node publishes: one current status per named source.
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The diagnostic statuses a node publishes: one current status per named source.
 
 Sources are the solver and each input (``goal_pose``, ``joint_states``, ``robot_description``,
 ``parameters``): a bad message sets its source to ERROR until a good one of the same source
@@ -9,29 +24,37 @@ from __future__ import annotations
 import threading
 from typing import Dict, List
 
-from pdls_ik.diagnostics import ERROR, OK, WARN, DiagnosticStatus
+from pdls_ik.diagnostics import DiagnosticStatus, ERROR, OK, WARN
 
 
 class Board:
     """Thread-safe table source -> :class:`DiagnosticStatus` (names ``"<node>: <source>"``)."""
 
-    def __init__(self, node_name: str, hardware_id: str = ""):
+    def __init__(self, node_name: str, hardware_id: str = ''):
         self.node_name = node_name
         self.hardware_id = hardware_id
         self._lock = threading.Lock()
         self._statuses: Dict[str, DiagnosticStatus] = {}
 
-    def set(self, source: str, level: int, message: str, **values: object) -> bool:
-        """Sets the status of ``source`` (values stringified); True when its level or message
-        changed (the node then publishes at once rather than at the next period)."""
-        status = DiagnosticStatus(level, f"{self.node_name}: {source}", message,
+    def set(self, source: str, level: int, message: str,  # noqa: A003 (a method name)
+            **values: object) -> bool:
+        """
+        Set the status of ``source`` (values stringified).
+
+        :return: True when its level or message changed (the node then publishes at once
+            rather than at the next period).
+        """
+        status = DiagnosticStatus(level, f'{self.node_name}: {source}', message,
                                   self.hardware_id, {k: str(v) for k, v in values.items()})
         return self.put(source, status)
 
     def put(self, source: str, status: DiagnosticStatus) -> bool:
-        """Stores a prepared status under ``source`` (renamed ``"<node>: <source>"``); True when
-        its level or message changed."""
-        status = DiagnosticStatus(status.level, f"{self.node_name}: {source}", status.message,
+        """
+        Store a prepared status under ``source`` (renamed ``"<node>: <source>"``).
+
+        :return: True when its level or message changed.
+        """
+        status = DiagnosticStatus(status.level, f'{self.node_name}: {source}', status.message,
                                   status.hardware_id or self.hardware_id, dict(status.values))
         with self._lock:
             old = self._statuses.get(source)
@@ -56,6 +79,6 @@ class Board:
             return [self._statuses[k] for k in sorted(self._statuses)]
 
     def get(self, source: str) -> DiagnosticStatus:
-        """Current status of ``source`` (KeyError if never set)."""
+        """Return the current status of ``source`` (KeyError if never set)."""
         with self._lock:
             return self._statuses[source]

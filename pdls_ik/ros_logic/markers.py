@@ -1,3 +1,17 @@
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 """Interactive-marker helpers without ROS: goal rate limiting and the marker's start pose."""
 from __future__ import annotations
 
@@ -9,22 +23,24 @@ from numpy.typing import NDArray
 
 
 class RateLimiter:
-    """Lets an event through at most once per ``period`` seconds; the last held-back event can
-    be flushed (so the final pose of a drag is never lost).
+    """
+    Let an event through at most once per ``period`` seconds.
+
+    The last held-back event can be flushed (so the final pose of a drag is never lost).
 
     Times are caller-supplied seconds (monotonic), so that tests need no clock.
     """
 
     def __init__(self, period: float):
         if not period >= 0.0:
-            raise ValueError(f"period: must be >= 0 s, got {period}")
+            raise ValueError(f'period: must be >= 0 s, got {period}')
         self.period = float(period)
         self._lock = threading.Lock()
         self._last: Optional[float] = None
         self._pending = None
 
     def offer(self, now: float, item) -> Optional[object]:
-        """Returns ``item`` when it may go now, else keeps it as pending and returns None."""
+        """Return ``item`` when it may go now, else keep it as pending and return None."""
         with self._lock:
             if self._last is None or now - self._last >= self.period:
                 self._last, self._pending = now, None
@@ -33,7 +49,7 @@ class RateLimiter:
             return None
 
     def flush(self, now: float) -> Optional[object]:
-        """Returns the pending item (if any and its slot has come), clearing it."""
+        """Return the pending item (if any and its slot has come), clearing it."""
         with self._lock:
             if self._pending is None or (self._last is not None
                                          and now - self._last < self.period):

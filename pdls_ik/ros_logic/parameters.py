@@ -1,4 +1,19 @@
-"""Node parameters from the :data:`pdls_ik.config.PARAMETERS` table (no second list).
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Node parameters from the :data:`pdls_ik.config.PARAMETERS` table (no second list).
 
 :func:`declarations` gives what the node declares: every IKConfig field with its type,
 default, description and range, the MoveIt kinematics.yaml aliases (typed, without default:
@@ -11,25 +26,25 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
-from pdls_ik.config import MOVEIT_ALIASES, PARAMETERS, IKConfig
+from pdls_ik.config import IKConfig, MOVEIT_ALIASES, PARAMETERS
 from pdls_ik.errors import ConfigError
 
 #: ParameterSpec.type -> ROS parameter type name (rcl_interfaces/ParameterType without prefix)
-ROS_TYPES = {bool: "bool", int: "integer", float: "double", str: "string",
-             "str[]": "string_array", "float[]": "double_array"}
+ROS_TYPES = {bool: 'bool', int: 'integer', float: 'double', str: 'string',
+             'str[]': 'string_array', 'float[]': 'double_array'}
 
 
 @dataclass(frozen=True)
 class Declaration:
-    """One parameter to declare.
+    """
+    One parameter to declare.
 
-    Attributes:
-        name: parameter name.
-        ros_type: "bool", "integer", "double", "string", "string_array" or "double_array".
-        default: default value, None to declare it typed but unset.
-        description: shown by ``ros2 param describe``.
-        minimum, maximum: numeric range (closed; open ends are enforced by IKConfig), or None.
-        read_only: cannot change at runtime.
+    :ivar name: parameter name.
+    :ivar ros_type: "bool", "integer", "double", "string", "string_array" or "double_array".
+    :ivar default: default value, None to declare it typed but unset.
+    :ivar description: shown by ``ros2 param describe``.
+    :ivar minimum, maximum: numeric range (closed; open ends are enforced by IKConfig), or None.
+    :ivar read_only: cannot change at runtime.
     """
 
     name: str
@@ -43,17 +58,17 @@ class Declaration:
 
 #: parameters of the node itself (not solver settings)
 NODE_PARAMETERS = (
-    Declaration("robot_description", "string", "",
-                "URDF XML of the robot; empty: read the /robot_description topic "
-                "(transient local, as robot_state_publisher publishes it)."),
-    Declaration("mode", "string", "tracking",
+    Declaration('robot_description', 'string', '',
+                'URDF XML of the robot; empty: read the /robot_description topic '
+                '(transient local, as robot_state_publisher publishes it).'),
+    Declaration('mode', 'string', 'tracking',
                 "'tracking': each goal followed warm-started with bounded cycles (default); "
                 "'one_shot': each goal solved once with restarts.", read_only=True),
-    Declaration("echo_joint_states", "bool", False,
-                "Loop-back without hardware: publish each solution on joint_states.",
+    Declaration('echo_joint_states', 'bool', False,
+                'Loop-back without hardware: publish each solution on joint_states.',
                 read_only=True),
-    Declaration("diagnostics_period", "double", 1.0,
-                "Period of the diagnostics publication [s] (also published after every solve).",
+    Declaration('diagnostics_period', 'double', 1.0,
+                'Period of the diagnostics publication [s] (also published after every solve).',
                 0.01, 1.0, read_only=True),
 )
 
@@ -81,30 +96,33 @@ def declarations() -> List[Declaration]:
 
 
 def _normalize(name: str, value: Any) -> Any:
-    """ROS values -> IKConfig values: arrays to lists; [""] (an empty list in a YAML file that
-    must name its type) to []."""
-    if isinstance(value, (list, tuple)) or type(value).__name__ == "array":
+    """
+    Convert ROS values to IKConfig values.
+
+    Arrays become lists; [""] (an empty list in a YAML file that must name its type) becomes [].
+    """
+    if isinstance(value, (list, tuple)) or type(value).__name__ == 'array':
         value = list(value)
-        if name in ("locked_joints",) and value == [""]:
+        if name in ('locked_joints',) and value == ['']:
             return []
     return value
 
 
 def config_from_values(values: Mapping[str, Any]) -> IKConfig:
-    """IKConfig from declared parameter values (None: unset alias or empty list).
+    """
+    Build an IKConfig from declared parameter values (None: unset alias or empty list).
 
     An alias counts when set; its target keeps its own value only if that differs from the
     default (then both must agree).
 
-    Raises:
-        ConfigError: invalid value or conflicting alias (naming the parameter).
+    :raises ConfigError: invalid value or conflicting alias (naming the parameter).
     """
     data: Dict[str, Any] = {}
     for name, spec in PARAMETERS.items():
         value = values.get(name)
         data[name] = spec.default if value is None else _normalize(name, value)
-    if data["locked_joints"] == [] and data["locked_positions"] == [0.0]:
-        data["locked_positions"] = []  # the YAML placeholder of "no locked joint"
+    if data['locked_joints'] == [] and data['locked_positions'] == [0.0]:
+        data['locked_positions'] = []  # the YAML placeholder of "no locked joint"
     for alias, target in MOVEIT_ALIASES.items():
         value = values.get(alias)
         if value is None:
@@ -117,10 +135,10 @@ def config_from_values(values: Mapping[str, Any]) -> IKConfig:
 
 def apply_changes(config: IKConfig, changes: Mapping[str, Any]
                   ) -> Tuple[Optional[IKConfig], str]:
-    """Validates a set of parameter changes against ``config``, all or nothing.
+    """
+    Validate a set of parameter changes against ``config``, all or nothing.
 
-    Returns:
-        (new config, "") when valid; (None, reason naming the parameter) otherwise. Changes of
+    :return: (new config, "") when valid; (None, reason naming the parameter) otherwise. Changes of
         parameters that are not solver settings are ignored here.
     """
     solver_changes = {}
@@ -128,10 +146,10 @@ def apply_changes(config: IKConfig, changes: Mapping[str, Any]
         target = MOVEIT_ALIASES.get(name, name)
         if target in PARAMETERS:
             solver_changes[target] = _normalize(target, value)
-    if solver_changes.get("locked_joints") == [] and "locked_positions" not in solver_changes:
-        solver_changes["locked_positions"] = []
+    if solver_changes.get('locked_joints') == [] and 'locked_positions' not in solver_changes:
+        solver_changes['locked_positions'] = []
     try:
-        return config.replace(**solver_changes), ""
+        return config.replace(**solver_changes), ''
     except ConfigError as exc:
         return None, str(exc)
 

@@ -1,4 +1,19 @@
-"""A robot ready to solve: linkage, base and tip links, config, and solver factory.
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+A robot ready to solve: linkage, base and tip links, config, and solver factory.
 
 Built in one step from a robot description and an :class:`~pdls_ik.config.IKConfig`; the node
 swaps a whole :class:`Robot` when the description or a parameter changes, so that a failing
@@ -11,7 +26,6 @@ from typing import Optional
 
 import numpy as np
 from numpy.typing import NDArray
-
 from pdls_ik.config import IKConfig
 from pdls_ik.errors import ConfigError, URDFError
 
@@ -32,12 +46,12 @@ class Robot:
         return list(self.linkage.joint_names)
 
     def solver(self, tip_link: Optional[str] = None):
-        """A new :class:`pdls_ik.ik.IKSolver` for ``tip_link`` (default: the configured tip).
+        """
+        Build a new :class:`pdls_ik.ik.IKSolver` for ``tip_link`` (default: the configured tip).
 
         One solver per thread: the tracking loop and the service each hold their own.
 
-        Raises:
-            LinkError: unknown tip link.
+        :raises LinkError: unknown tip link.
         """
         from pdls_ik.ik import IKSolver
         return IKSolver(self.linkage, tip_link or self.tip_link, self.base_link,
@@ -53,11 +67,11 @@ class Robot:
 
 
 def build_robot(description: str, config: IKConfig) -> Robot:
-    """Loads ``description`` (URDF XML text, or a path) and checks the config's links against it.
+    """
+    Load ``description`` (URDF XML text, or a path) and checks the config's links against it.
 
-    Raises:
-        URDFError: the description does not load (also: a path that cannot be read).
-        LinkError: unknown base or tip link.  ConfigError: ``tip_link`` is empty.
+    :raises URDFError: the description does not load (also: a path that cannot be read).
+    :raises LinkError: unknown base or tip link.  ConfigError: ``tip_link`` is empty.
     """
     from pdls_ik.model import load_urdf
 
@@ -66,8 +80,8 @@ def build_robot(description: str, config: IKConfig) -> Robot:
     try:
         linkage = load_urdf(description)
     except OSError as exc:
-        raise URDFError(f"robot description is neither URDF XML nor a readable file: "
-                        f"{exc.strerror or exc}: {str(description)[:80]!r}") from None
+        raise URDFError(f'robot description is neither URDF XML nor a readable file: '
+                        f'{exc.strerror or exc}: {str(description)[:80]!r}') from None
     base = config.base_link or linkage.root_link
     linkage.link_index(base)
     linkage.link_index(config.tip_link)
