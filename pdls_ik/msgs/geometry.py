@@ -1,4 +1,19 @@
-"""geometry_msgs Pose / PoseStamped: build from a pose, parse with validation.
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+geometry_msgs Pose / PoseStamped: build from a pose, parse with validation.
 
 Quaternions are in ROS order (x, y, z, w). A parsed orientation is normalized when its norm is
 not 1 (and the fact is reported); a quaternion of norm below :data:`ZERO_QUATERNION_NORM` or any
@@ -11,11 +26,10 @@ from typing import Any, Sequence, Tuple, Union
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.spatial.transform import Rotation
-
 from pdls_ik.errors import InputError
-from pdls_ik.msgs.stamps import Stamp, header, msg_to_ns
-from pdls_ik.msgs.types import MessageTypes
+from pdls_ik.msgs.message_types import MessageTypes
+from pdls_ik.msgs.stamps import header, msg_to_ns, Stamp
+from scipy.spatial.transform import Rotation
 
 #: quaternion norms below this are rejected as zero
 ZERO_QUATERNION_NORM = 1e-6
@@ -28,14 +42,14 @@ PoseLike = Union[NDArray[np.float64], Tuple[Sequence[float], Sequence[float]]]
 
 @dataclass(frozen=True)
 class ParsedPose:
-    """A validated pose read from a message.
+    """
+    A validated pose read from a message.
 
-    Attributes:
-        frame_id: the header's frame ("" for a bare Pose).
-        position: (3,) metres, in ``frame_id``.
-        quaternion: (4,) unit quaternion x, y, z, w.
-        stamp_ns: header stamp in nanoseconds (0 for a bare Pose).
-        input_norm: norm of the quaternion as received (1.0 when it was unit).
+    :ivar frame_id: the header's frame ("" for a bare Pose).
+    :ivar position: (3,) metres, in ``frame_id``.
+    :ivar quaternion: (4,) unit quaternion x, y, z, w.
+    :ivar stamp_ns: header stamp in nanoseconds (0 for a bare Pose).
+    :ivar input_norm: norm of the quaternion as received (1.0 when it was unit).
     """
 
     frame_id: str
@@ -58,10 +72,10 @@ class ParsedPose:
 
 
 def position_quaternion(pose: PoseLike) -> Tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Splits a (4, 4) pose or a (position, quaternion) pair into (3,) and (4,) xyzw arrays.
+    """
+    Split a (4, 4) pose or a (position, quaternion) pair into (3,) and (4,) xyzw arrays.
 
-    Raises:
-        InputError: wrong shapes.
+    :raises InputError: wrong shapes.
     """
     if isinstance(pose, np.ndarray) and pose.shape == (4, 4):
         quat = Rotation.from_matrix(pose[:3, :3]).as_quat()
@@ -71,8 +85,8 @@ def position_quaternion(pose: PoseLike) -> Tuple[NDArray[np.float64], NDArray[np
         position = np.asarray(position, dtype=float).reshape(3)
         quaternion = np.asarray(quaternion, dtype=float).reshape(4)
     except (TypeError, ValueError) as exc:
-        raise InputError(f"pose: expected a (4, 4) matrix or (position (3,), quaternion (4,)): "
-                         f"{exc}") from None
+        raise InputError(f'pose: expected a (4, 4) matrix or (position (3,), quaternion (4,)): '
+                         f'{exc}') from None
     return position, quaternion
 
 
@@ -85,39 +99,38 @@ def pose_msg(types: MessageTypes, pose: PoseLike) -> Any:
                       orientation=types.Quaternion(x=qx, y=qy, z=qz, w=qw))
 
 
-def pose_stamped(types: MessageTypes, pose: PoseLike, frame_id: str = "",
+def pose_stamped(types: MessageTypes, pose: PoseLike, frame_id: str = '',
                  stamp: Stamp = 0.0) -> Any:
     """geometry_msgs/PoseStamped; ``stamp`` in seconds or a Time message."""
     return types.PoseStamped(header=header(types, stamp, frame_id), pose=pose_msg(types, pose))
 
 
-def pose_from_msg(msg: Any, field: str = "pose") -> ParsedPose:
-    """Validates a PoseStamped or Pose message into a :class:`ParsedPose`.
-
-    Args:
-        msg: geometry_msgs PoseStamped or Pose (either back end).
-        field: name of the message in error texts (e.g. ``"goal_pose"``).
-
-    Raises:
-        InputError: a NaN/inf component (naming it, e.g. ``goal_pose.pose.position.x``), or a
-            zero quaternion.
+def pose_from_msg(msg: Any, field: str = 'pose') -> ParsedPose:
     """
-    frame_id, stamp_ns, pose, prefix = "", 0, msg, field
-    if hasattr(msg, "header"):
+    Validate a PoseStamped or Pose message into a :class:`ParsedPose`.
+
+    :param msg: geometry_msgs PoseStamped or Pose (either back end).
+    :param field: name of the message in error texts (e.g. ``"goal_pose"``).
+
+    :raises InputError: a NaN/inf component (naming it, e.g. ``goal_pose.pose.position.x``), or a
+        zero quaternion.
+    """
+    frame_id, stamp_ns, pose, prefix = '', 0, msg, field
+    if hasattr(msg, 'header'):
         frame_id, stamp_ns = str(msg.header.frame_id), msg_to_ns(msg.header.stamp)
-        pose, prefix = msg.pose, f"{field}.pose"
+        pose, prefix = msg.pose, f'{field}.pose'
     values = {}
-    for part, names in (("position", "xyz"), ("orientation", "xyzw")):
+    for part, names in (('position', 'xyz'), ('orientation', 'xyzw')):
         sub = getattr(pose, part)
         for name in names:
             value = float(getattr(sub, name))
             if not np.isfinite(value):
-                raise InputError(f"{prefix}.{part}.{name}: must be finite, got {value}")
+                raise InputError(f'{prefix}.{part}.{name}: must be finite, got {value}')
             values[part, name] = value
-    position = np.array([values["position", n] for n in "xyz"])
-    quaternion = np.array([values["orientation", n] for n in "xyzw"])
+    position = np.array([values['position', n] for n in 'xyz'])
+    quaternion = np.array([values['orientation', n] for n in 'xyzw'])
     norm = float(np.linalg.norm(quaternion))
     if norm < ZERO_QUATERNION_NORM:
-        raise InputError(f"{prefix}.orientation: zero quaternion (norm {norm:.3g}) "
-                         f"is not a rotation")
+        raise InputError(f'{prefix}.orientation: zero quaternion (norm {norm:.3g}) '
+                         f'is not a rotation')
     return ParsedPose(frame_id, position, quaternion / norm, stamp_ns, norm)

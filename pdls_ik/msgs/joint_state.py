@@ -1,4 +1,19 @@
-"""sensor_msgs JointState: build from joint vectors, match a received one to model joints.
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+sensor_msgs JointState: build from joint vectors, match a received one to model joints.
 
 A received JointState is matched by joint name: names unknown to the model are ignored (other
 joints of the robot, grippers), model joints absent from the message are reported as missing.
@@ -12,26 +27,25 @@ from typing import Any, List, Optional, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
-
 from pdls_ik.errors import InputError
-from pdls_ik.msgs.stamps import Stamp, header
-from pdls_ik.msgs.types import MessageTypes, optional_floats
+from pdls_ik.msgs.message_types import MessageTypes, optional_floats
+from pdls_ik.msgs.stamps import header, Stamp
 
 
 def joint_state(types: MessageTypes, joint_names: Sequence[str], positions: Sequence[float],
                 velocities: Optional[Sequence[float]] = None,
                 efforts: Optional[Sequence[float]] = None, stamp: Stamp = 0.0,
-                frame_id: str = "") -> Any:
-    """sensor_msgs/JointState; positions (n,) in radians/metres, velocities (n,) or None.
+                frame_id: str = '') -> Any:
+    """
+    sensor_msgs/JointState; positions (n,) in radians/metres, velocities (n,) or None.
 
-    Raises:
-        InputError: an array whose length differs from ``joint_names``.
+    :raises InputError: an array whose length differs from ``joint_names``.
     """
     n = len(joint_names)
-    for name, values in (("positions", positions), ("velocities", velocities),
-                         ("efforts", efforts)):
+    for name, values in (('positions', positions), ('velocities', velocities),
+                         ('efforts', efforts)):
         if values is not None and len(values) != n:
-            raise InputError(f"joint_state {name}: {len(values)} values for {n} joint names")
+            raise InputError(f'joint_state {name}: {len(values)} values for {n} joint names')
     return types.JointState(header=header(types, stamp, frame_id),
                             name=[str(j) for j in joint_names],
                             position=types.floats(positions),
@@ -41,14 +55,14 @@ def joint_state(types: MessageTypes, joint_names: Sequence[str], positions: Sequ
 
 @dataclass(frozen=True)
 class JointMatch:
-    """Joint positions of a message matched to the model's joint order.
+    """
+    Joint positions of a message matched to the model's joint order.
 
-    Attributes:
-        q: (n,) positions in model order; missing joints hold the fallback value (NaN when no
-            fallback was given).
-        found: (n,) bool, True where the message gave the joint.
-        missing: model joints absent from the message.
-        unknown: message joints unknown to the model (ignored).
+    :ivar q: (n,) positions in model order; missing joints hold the fallback value (NaN when no
+        fallback was given).
+    :ivar found: (n,) bool, True where the message gave the joint.
+    :ivar missing: model joints absent from the message.
+    :ivar unknown: message joints unknown to the model (ignored).
     """
 
     q: NDArray[np.float64]
@@ -65,31 +79,30 @@ class JointMatch:
 def match_joint_positions(names: Sequence[str], positions: Sequence[float],
                           joint_names: Sequence[str],
                           fallback: Optional[Sequence[float]] = None,
-                          field_name: str = "joint_state") -> JointMatch:
-    """Matches (name, position) pairs to ``joint_names`` (the model order).
+                          field_name: str = 'joint_state') -> JointMatch:
+    """
+    Match (name, position) pairs to ``joint_names`` (the model order).
 
-    Args:
-        names: joint names of the message.
-        positions: same length as ``names``.
-        joint_names: model joint order, (n,).
-        fallback: (n,) values for missing joints, or None (missing -> NaN).
-        field_name: message name used in error texts.
+    :param names: joint names of the message.
+    :param positions: same length as ``names``.
+    :param joint_names: model joint order, (n,).
+    :param fallback: (n,) values for missing joints, or None (missing -> NaN).
+    :param field_name: message name used in error texts.
 
-    Raises:
-        InputError: length mismatch, a repeated name, or a NaN/inf position of a model joint.
+    :raises InputError: length mismatch, a repeated name, or a NaN/inf position of a model joint.
     """
     names = [str(n) for n in names]
     positions = np.asarray(positions, dtype=float).reshape(-1)
     if len(positions) != len(names):
-        raise InputError(f"{field_name}.position: {len(positions)} values for "
-                         f"{len(names)} names")
+        raise InputError(f'{field_name}.position: {len(positions)} values for '
+                         f'{len(names)} names')
     index = {name: i for i, name in enumerate(joint_names)}
     q = np.full(len(joint_names), np.nan)
     if fallback is not None:
         fallback = np.asarray(fallback, dtype=float).reshape(-1)
         if len(fallback) != len(joint_names):
-            raise InputError(f"{field_name}: fallback has {len(fallback)} values for "
-                             f"{len(joint_names)} joints")
+            raise InputError(f'{field_name}: fallback has {len(fallback)} values for '
+                             f'{len(joint_names)} joints')
         q[:] = fallback
     found = np.zeros(len(joint_names), dtype=bool)
     seen, unknown = set(), []
@@ -110,20 +123,20 @@ def match_joint_positions(names: Sequence[str], positions: Sequence[float],
 
 def joint_state_to_q(msg: Any, joint_names: Sequence[str],
                      fallback: Optional[Sequence[float]] = None,
-                     field_name: str = "joint_states") -> JointMatch:
-    """Matches a sensor_msgs/JointState to the model joints (see :func:`match_joint_positions`).
+                     field_name: str = 'joint_states') -> JointMatch:
+    """
+    Match a sensor_msgs/JointState to the model joints (see :func:`match_joint_positions`).
 
-    Raises:
-        InputError: the message has no joint names, ``position`` is not as long as ``name``,
-            ``velocity``/``effort`` is neither empty nor as long as ``name`` (each naming the
-            array), a repeated name, or a NaN/inf position of a model joint.
+    :raises InputError: the message has no joint names, ``position`` is not as long as ``name``,
+        ``velocity``/``effort`` is neither empty nor as long as ``name`` (each naming the
+        array), a repeated name, or a NaN/inf position of a model joint.
     """
     names = list(msg.name)
     if not names:
-        raise InputError(f"{field_name}: message has no joint names")
-    for array_name in ("velocity", "effort"):
+        raise InputError(f'{field_name}: message has no joint names')
+    for array_name in ('velocity', 'effort'):
         length = len(getattr(msg, array_name))
         if length not in (0, len(names)):
-            raise InputError(f"{field_name}.{array_name}: {length} values for "
-                             f"{len(names)} names (must be 0 or {len(names)})")
+            raise InputError(f'{field_name}.{array_name}: {length} values for '
+                             f'{len(names)} names (must be 0 or {len(names)})')
     return match_joint_positions(names, list(msg.position), joint_names, fallback, field_name)
