@@ -1,23 +1,40 @@
-"""Floating root: Lie-group integration, Jacobians and CoM against Pinocchio's free flyer;
-whole-body solve with strict priorities."""
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Floating root.
+
+Lie-group integration, Jacobians and CoM against Pinocchio's free flyer; whole-body solve with
+strict priorities.
+"""
 from __future__ import annotations
 
+from conftest import random_q, REPO
 import numpy as np
-import pytest
-from scipy.spatial.transform import Rotation
-
-from conftest import REPO, random_q
 from pdls_ik import load_urdf
 from pdls_ik.errors import InputError, LinkError
 from pdls_ik.model.floating import FloatingBase, se3_exp, se3_log
 from pdls_ik.task_solver import TaskSolver
 from pdls_ik.tasks import CoMTask, FrameTask, PostureTask
+import pytest
+from scipy.spatial.transform import Rotation
 
-pin = pytest.importorskip("pinocchio")
-HUMANOID = REPO / "urdf" / "humanoid.urdf"
+pin = pytest.importorskip('pinocchio')
+HUMANOID = REPO / 'urdf' / 'humanoid.urdf'
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope='module')
 def setup():
     robot = FloatingBase(load_urdf(HUMANOID))
     model = pin.buildModelFromXML(HUMANOID.read_text(), pin.JointModelFreeFlyer())
@@ -51,11 +68,11 @@ def _same_config(a, b):
 def test_sizes_and_names(setup):
     robot = setup[0]
     assert (robot.nq, robot.nv, robot.n) == (30, 29, 29)
-    assert robot.body == "pelvis" and robot.world == "world"
-    assert robot.joint_names[:6] == ["root_x", "root_y", "root_z", "root_rx", "root_ry",
-                                     "root_rz"]
-    assert np.all(np.isinf(robot.lower[:6])) and np.all(robot.lower[6:] ==
-                                                       robot.linkage.lower)
+    assert robot.body == 'pelvis' and robot.world == 'world'
+    assert robot.joint_names[:6] == ['root_x', 'root_y', 'root_z', 'root_rx', 'root_ry',
+                                     'root_rz']
+    assert np.all(np.isinf(robot.lower[:6]))
+    assert np.all(robot.lower[6:] == robot.linkage.lower)
 
 
 def test_integrate_and_difference_match_pinocchio(setup):
@@ -86,7 +103,7 @@ def test_se3_exp_log_round_trip():
         assert np.abs(se3_log(se3_exp(twist)) - twist).max() < 1e-12 * max(1.0, scale)
 
 
-@pytest.mark.parametrize("link", ["l_sole", "r_hand", "camera", "pelvis"])
+@pytest.mark.parametrize('link', ['l_sole', 'r_hand', 'camera', 'pelvis'])
 def test_jacobian_matches_pinocchio_and_finite_differences(setup, link):
     robot, model, order, vorder = setup
     data = model.createData()
@@ -116,17 +133,17 @@ def test_jacobian_matches_pinocchio_and_finite_differences(setup, link):
 def test_world_seen_from_a_link_and_relative_links(setup):
     robot = setup[0]
     theta = robot.from_q(_random_config(robot, np.random.default_rng(9)))
-    T, J = robot.pose_and_jacobian(theta, "world", "l_sole")
-    assert np.allclose(T, np.linalg.inv(robot.forward_kinematics(theta, "l_sole")), atol=1e-12)
+    T, J = robot.pose_and_jacobian(theta, 'world', 'l_sole')
+    assert np.allclose(T, np.linalg.inv(robot.forward_kinematics(theta, 'l_sole')), atol=1e-12)
     h = 1e-6
     for i in range(robot.nv):
         d = np.zeros(robot.nv)
         d[i] = h
-        fd = (robot.forward_kinematics(robot.integrate_theta(theta, d), "world", "l_sole")[:3, 3]
-              - robot.forward_kinematics(robot.integrate_theta(theta, -d), "world",
-                                         "l_sole")[:3, 3]) / (2 * h)
+        fd = (robot.forward_kinematics(robot.integrate_theta(theta, d), 'world', 'l_sole')[:3, 3]
+              - robot.forward_kinematics(robot.integrate_theta(theta, -d), 'world',
+                                         'l_sole')[:3, 3]) / (2 * h)
         assert np.abs(fd - J[:3, i]).max() < 1e-8
-    _, Jrel = robot.pose_and_jacobian(theta, "r_hand", "l_sole")
+    _, Jrel = robot.pose_and_jacobian(theta, 'r_hand', 'l_sole')
     assert np.all(Jrel[:, :6] == 0.0)                  # the root does not move one link in another
 
 
@@ -143,47 +160,47 @@ def test_com_matches_pinocchio(setup):
 
 def test_urdf_with_a_floating_joint():
     text = HUMANOID.read_text().replace(
-        "<robot name=\"humanoid\">",
-        "<robot name=\"humanoid\"><link name=\"odom\"/><joint name=\"root\" type=\"floating\">"
-        "<parent link=\"odom\"/><child link=\"pelvis\"/></joint>")
-    with pytest.warns(UserWarning, match="floating"):
+        '<robot name="humanoid">',
+        '<robot name="humanoid"><link name="odom"/><joint name="root" type="floating">'
+        '<parent link="odom"/><child link="pelvis"/></joint>')
+    with pytest.warns(UserWarning, match='floating'):
         linkage = load_urdf(text)
     robot = FloatingBase(linkage)
-    assert robot.world == "odom" and robot.body == "pelvis" and robot.nv == 29
+    assert robot.world == 'odom' and robot.body == 'pelvis' and robot.nv == 29
     theta = robot.from_q(robot.neutral())
-    assert np.allclose(robot.forward_kinematics(theta, "l_sole")[:3, 3], (0, 0.08, -0.76))
+    assert np.allclose(robot.forward_kinematics(theta, 'l_sole')[:3, 3], (0, 0.08, -0.76))
     c, _ = robot.com_position_and_jacobian(theta)
     assert np.isfinite(c).all()
 
 
 def test_bad_inputs(setup):
     robot = setup[0]
-    with pytest.raises(InputError, match="quaternion"):
+    with pytest.raises(InputError, match='quaternion'):
         robot.from_q(np.zeros(robot.nq))
-    with pytest.raises(InputError, match="expected 30"):
+    with pytest.raises(InputError, match='expected 30'):
         robot.from_q(np.zeros(5))
-    with pytest.raises(LinkError, match="nowhere"):
-        robot.forward_kinematics(np.zeros(robot.nv), "nowhere")
-    with pytest.raises(LinkError, match="torso"):
-        FloatingBase(load_urdf(HUMANOID), world="torso")
+    with pytest.raises(LinkError, match='nowhere'):
+        robot.forward_kinematics(np.zeros(robot.nv), 'nowhere')
+    with pytest.raises(LinkError, match='torso'):
+        FloatingBase(load_urdf(HUMANOID), world='torso')
 
 
 def test_whole_body_strict_priorities(setup):
     robot = setup[0]
     q0 = robot.neutral()
-    for side in "lr":
-        for joint, value in (("hip_pitch", -0.25), ("knee", 0.5), ("ankle_pitch", -0.25)):
-            q0[7 + robot.linkage.joint_index(f"{side}_{joint}")] = value
-    q0[2] = -robot.forward_kinematics(robot.from_q(q0), "l_sole")[2, 3]
+    for side in 'lr':
+        for joint, value in (('hip_pitch', -0.25), ('knee', 0.5), ('ankle_pitch', -0.25)):
+            q0[7 + robot.linkage.joint_index(f'{side}_{joint}')] = value
+    q0[2] = -robot.forward_kinematics(robot.from_q(q0), 'l_sole')[2, 3]
     theta0 = robot.from_q(q0)
     feet = [FrameTask(robot, s, target=robot.forward_kinematics(theta0, s), priority=0,
                       position_tolerance=1e-10, orientation_tolerance=1e-10)
-            for s in ("l_sole", "r_sole")]
+            for s in ('l_sole', 'r_sole')]
     com = CoMTask(robot, target=(0.02, 0.01, 0.0), priority=1, tolerance=1e-9)
-    hand = FrameTask(robot, "r_hand", target=((0.35, -0.25, 0.8), (0, 0, 0, 1)),
+    hand = FrameTask(robot, 'r_hand', target=((0.35, -0.25, 0.8), (0, 0, 0, 1)),
                      orientation_mask=(0, 0, 0), priority=2, position_tolerance=1e-8)
     res = TaskSolver(robot, feet + [com, hand, PostureTask(robot, preferred=theta0)]).solve(q0)
-    assert res.success and res.status == "converged"
+    assert res.success and res.status == 'converged'
     theta = robot.from_q(res.q)
     for task in feet:
         T = robot.forward_kinematics(theta, task.link)
@@ -191,7 +208,7 @@ def test_whole_body_strict_priorities(setup):
         assert np.abs(T[:3, :3] - task.target_rotation).max() < 1e-10
     c, _ = robot.com_position_and_jacobian(theta)
     assert np.abs(c[:2] - (0.02, 0.01)).max() < 1e-9
-    assert np.linalg.norm(robot.forward_kinematics(theta, "r_hand")[:3, 3]
+    assert np.linalg.norm(robot.forward_kinematics(theta, 'r_hand')[:3, 3]
                           - (0.35, -0.25, 0.8)) < 1e-8
     assert abs(np.linalg.norm(res.q[3:7]) - 1.0) < 1e-14
     assert np.all(res.q[7:] >= robot.linkage.lower) and np.all(res.q[7:] <= robot.linkage.upper)

@@ -1,4 +1,19 @@
-"""Centre of mass (CoM) of a linkage and its Jacobian, from the URDF ``<inertial>`` elements.
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Centre of mass (CoM) of a linkage and its Jacobian, from the URDF ``<inertial>`` elements.
 
 Position (root frame), with link masses m_i and link CoM positions c_i(q)::
 
@@ -24,26 +39,23 @@ from typing import Optional, Tuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-
 from pdls_ik.errors import URDFError
 
 Array = NDArray[np.float64]
 
 
 class CenterOfMass:
-    """Precomputed mass distribution of a :class:`~pdls_ik.model.Linkage`.
+    """
+    Precomputed mass distribution of a :class:`~pdls_ik.model.Linkage`.
 
-    Args:
-        linkage: the robot model; links without ``<inertial>`` (or with mass 0) weigh nothing.
-        subtree: count only this link and its descendants (e.g. the body carried by a floating
-            joint, leaving out the world link); default every link.
+    :param linkage: the robot model; links without ``<inertial>`` (or with mass 0) weigh nothing.
+    :param subtree: count only this link and its descendants (e.g. the body carried by a floating
+        joint, leaving out the world link); default every link.
 
-    Attributes:
-        total_mass: M [kg].
-        masses: (L,) link masses in ``linkage.link_names`` order [kg].
+    :ivar total_mass: M [kg].
+    :ivar masses: (L,) link masses in ``linkage.link_names`` order [kg].
 
-    Raises:
-        URDFError: no link has a positive mass (the robot has no inertials), naming the robot.
+    :raises URDFError: no link has a positive mass (the robot has no inertials), naming the robot.
     """
 
     def __init__(self, linkage, subtree: Optional[str] = None):
@@ -65,32 +77,32 @@ class CenterOfMass:
         self.total_mass = float(self.masses.sum())
         if not self.total_mass > 0.0:
             raise URDFError(f"robot '{linkage.name}': no link has an <inertial> with a positive "
-                            "mass, so its centre of mass is undefined (add <inertial> elements)")
+                            'mass, so its centre of mass is undefined (add <inertial> elements)')
         self._moving = [j for j in linkage.joints if j.moving]
 
     def _link_coms(self, poses) -> Array:
         """(L, 3) link CoM positions in the root frame."""
         names = self.linkage.link_names
         T = np.array([poses[name] for name in names])
-        return np.einsum("lij,lj->li", T[:, :3, :3], self._offsets) + T[:, :3, 3]
+        return np.einsum('lij,lj->li', T[:, :3, :3], self._offsets) + T[:, :3, 3]
 
     def position(self, q: ArrayLike, base: Optional[str] = None) -> Array:
-        """CoM position (3,) [m] in the frame of ``base`` (default the linkage's base link)."""
+        """Return the CoM (3,) [m] in the frame of ``base`` (default the linkage's base link)."""
         return self.position_and_jacobian(q, base, jacobian=False)[0]
 
     def jacobian(self, q: ArrayLike, base: Optional[str] = None) -> Array:
-        """CoM Jacobian (3, n) [m/rad, m/m] relative to ``base``, in base coordinates."""
+        """Return the CoM Jacobian (3, n) [m/rad, m/m] relative to ``base``, in its coordinates."""
         return self.position_and_jacobian(q, base)[1]
 
     def position_and_jacobian(self, q: ArrayLike, base: Optional[str] = None,
                               jacobian: bool = True) -> Tuple[Array, Optional[Array]]:
-        """(c (3,), J (3, n)): CoM position and Jacobian relative to ``base``, base coordinates.
+        """
+        (c (3,), J (3, n)): CoM position and Jacobian relative to ``base``, base coordinates.
 
         For a base other than the root, the CoM velocity is taken relative to the base frame:
         ``ċ_b = R_rbᵀ (ċ_r − v_b − ω_b × (c_r − p_b))`` with the base's own twist (v_b, ω_b).
 
-        Raises:
-            InputError: bad q.  LinkError: unknown base link.
+        :raises InputError: bad q.  LinkError: unknown base link.
         """
         link = self.linkage
         q = link.check_q(q)
@@ -137,7 +149,8 @@ class CenterOfMass:
 
 
 def center_of_mass(linkage, q: ArrayLike, base: Optional[str] = None) -> Array:
-    """CoM position (3,) [m] of ``linkage`` at q (n,), in the frame of ``base``.
+    """
+    Return the CoM (3,) [m] of ``linkage`` at q (n,), in the frame of ``base``.
 
     Convenience wrapper of :class:`CenterOfMass` (which caches the mass data; prefer it in loops).
     Raises URDFError when the robot has no inertials.
@@ -146,6 +159,9 @@ def center_of_mass(linkage, q: ArrayLike, base: Optional[str] = None) -> Array:
 
 
 def com_jacobian(linkage, q: ArrayLike, base: Optional[str] = None) -> Array:
-    """CoM Jacobian (3, n) of ``linkage`` at q (n,), relative to ``base`` (Baerlocher & Boulic
-    2000); see :class:`CenterOfMass`."""
+    """
+    Return the CoM Jacobian (3, n) of ``linkage`` at q (n,), relative to ``base``.
+
+    Baerlocher & Boulic 2000; see :class:`CenterOfMass`.
+    """
     return CenterOfMass(linkage).jacobian(q, base)

@@ -1,4 +1,19 @@
-"""A 6-DOF floating (free-flying) root on a linkage: configuration on a Lie group.
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+A 6-DOF floating (free-flying) root on a linkage: configuration on a Lie group.
 
 Configuration q (nq = nv + 1 = n + 7) = [x, y, z, qx, qy, qz, qw, joints (n)]: the pose of the
 floating body (root position [m] and unit quaternion in ROS order) in the world frame, then the
@@ -28,14 +43,13 @@ from typing import Optional, Tuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.spatial.transform import Rotation
-
 from pdls_ik.errors import InputError, LinkError
 from pdls_ik.model.com import CenterOfMass
 from pdls_ik.model.joints import skew
+from scipy.spatial.transform import Rotation
 
 Array = NDArray[np.float64]
-ROOT_VARIABLES = ("root_x", "root_y", "root_z", "root_rx", "root_ry", "root_rz")
+ROOT_VARIABLES = ('root_x', 'root_y', 'root_z', 'root_rx', 'root_ry', 'root_rz')
 
 
 def _v_matrix(w: Array, inverse: bool = False) -> Array:
@@ -68,32 +82,31 @@ def se3_log(T: Array) -> Array:
 
 
 class FloatingBase:
-    """A linkage whose root body floats freely in a ``world`` frame (see module docstring).
+    """
+    A linkage whose root body floats freely in a ``world`` frame (see module docstring).
 
-    Args:
-        linkage: the robot model. If its URDF root is attached by a ``floating`` joint, that
-            joint's child is the floating body and the URDF root is the world; otherwise the
-            URDF root link is the floating body and a virtual ``world`` link is added.
-        world: name of the virtual world link (when the URDF has no floating joint).
+    :param linkage: the robot model. If its URDF root is attached by a ``floating`` joint, that
+        joint's child is the floating body and the URDF root is the world; otherwise the
+        URDF root link is the floating body and a virtual ``world`` link is added.
+    :param world: name of the virtual world link (when the URDF has no floating joint).
 
-    Attributes:
-        nq, nv: sizes of q and of the step v (and of θ).  n: nv, the solver's variable count.
-        body: the floating link.  joint_names: the 6 root variables then the joints.
-        lower, upper, continuous, velocity_limits: (nv,) in θ order; the root is unbounded.
+    :ivar nq, nv: sizes of q and of the step v (and of θ).  n: nv, the solver's variable count.
+    :ivar body: the floating link.  joint_names: the 6 root variables then the joints.
+    :ivar lower, upper, continuous, velocity_limits: (nv,) in θ order; the root is unbounded.
     """
 
-    def __init__(self, linkage, world: str = "world"):
+    def __init__(self, linkage, world: str = 'world'):
         self.linkage = linkage
         self.name = linkage.name
         floating = [j for j in linkage.joints
-                    if j.type == "floating" and j.parent == linkage.link_index(linkage.root_link)]
+                    if j.type == 'floating' and j.parent == linkage.link_index(linkage.root_link)]
         if floating:
             self.body = linkage.link_names[floating[0].child]
             self.world = linkage.root_link
         else:
             if world in linkage.link_names:
-                raise LinkError(world, "the virtual world link name is taken by a robot link; "
-                                       "pass another world= name")
+                raise LinkError(world, 'the virtual world link name is taken by a robot link; '
+                                       'pass another world= name')
             self.body, self.world = linkage.root_link, world
         self.root_link = self.base_link = self.world
         self.link_names = ([] if floating else [self.world]) + list(linkage.link_names)
@@ -116,23 +129,26 @@ class FloatingBase:
 
     # ------------------------------------------------------------ configurations
     def neutral(self) -> Array:
-        """q (nq,): root at the world origin, identity orientation, joints at 0 (clipped into
-        their limits)."""
+        """
+        Return the neutral configuration q (nq,).
+
+        Root at the world origin, identity orientation, joints at 0 (clipped into their limits).
+        """
         joints = np.clip(np.zeros(self.joints_n), self.linkage.lower, self.linkage.upper)
         return np.concatenate(((0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0), joints))
 
     def check_config(self, q: ArrayLike) -> Array:
-        """q as a float array (nq,) with a normalized quaternion; InputError naming the entry."""
+        """Return q as a float array (nq,), quaternion normalized; InputError names a bad entry."""
         q = np.array(q, dtype=float).reshape(-1)
         if q.shape != (self.nq,):
-            raise InputError(f"q: expected {self.nq} values (x, y, z, qx, qy, qz, qw, then "
-                             f"{self.joints_n} joints), got {q.size}")
+            raise InputError(f'q: expected {self.nq} values (x, y, z, qx, qy, qz, qw, then '
+                             f'{self.joints_n} joints), got {q.size}')
         bad = np.flatnonzero(~np.isfinite(q))
         if bad.size:
-            raise InputError(f"q[{bad[0]}] is {q[bad[0]]}, not a finite number")
+            raise InputError(f'q[{bad[0]}] is {q[bad[0]]}, not a finite number')
         norm = float(np.linalg.norm(q[3:7]))
         if norm < 1e-9:
-            raise InputError("q: the root quaternion (q[3:7]) is zero, not a rotation")
+            raise InputError('q: the root quaternion (q[3:7]) is zero, not a rotation')
         q[3:7] /= norm
         return q
 
@@ -142,7 +158,7 @@ class FloatingBase:
         return np.concatenate((q[:3], Rotation.from_quat(q[3:7]).as_rotvec(), q[7:]))
 
     def to_q(self, theta: ArrayLike) -> Array:
-        """Configuration q (nq,) of solver coordinates θ (nv,)."""
+        """Return the configuration q (nq,) of solver coordinates θ (nv,)."""
         theta = self.check_q(theta)
         return np.concatenate((theta[:3], Rotation.from_rotvec(theta[3:6]).as_quat(),
                                theta[6:]))
@@ -161,14 +177,14 @@ class FloatingBase:
                                theta[6:] + v[6:]))
 
     def integrate(self, q: ArrayLike, v: ArrayLike) -> Array:
-        """q ⊕ v (nq,) for a configuration q (nq,) and a step v (nv,) (module docstring)."""
+        """Return q ⊕ v (nq,) for a configuration q (nq,) and a step v (nv,) (module docstring)."""
         v = np.asarray(v, dtype=float).reshape(-1)
         if v.shape != (self.nv,):
-            raise InputError(f"v: expected {self.nv} values, got {v.size}")
+            raise InputError(f'v: expected {self.nv} values, got {v.size}')
         return self.to_q(self.integrate_theta(self.from_q(q), v))
 
     def difference(self, q0: ArrayLike, q1: ArrayLike) -> Array:
-        """v (nv,) with ``integrate(q0, v) = q1``: root log(T0⁻¹ T1), joints q1 − q0."""
+        """Return v (nv,) with ``integrate(q0, v) = q1``: root log(T0⁻¹ T1), joints q1 − q0."""
         t0, t1 = self.from_q(q0), self.from_q(q1)
         T = np.linalg.inv(self.root_pose(t0)) @ self.root_pose(t1)
         return np.concatenate((se3_log(T), t1[6:] - t0[6:]))
@@ -178,12 +194,12 @@ class FloatingBase:
         """θ as a float array (nv,); InputError naming the bad variable."""
         arr = np.asarray(theta, dtype=float)
         if arr.shape != (self.nv,):
-            raise InputError(f"θ has shape {arr.shape}, expected ({self.nv},): "
+            raise InputError(f'θ has shape {arr.shape}, expected ({self.nv},): '
                              f"{', '.join(self.joint_names)}")
         bad = np.flatnonzero(~np.isfinite(arr))
         if bad.size:
             raise InputError(f"θ[{bad[0]}] ('{self.joint_names[bad[0]]}') is {arr[bad[0]]}, "
-                             "not a finite number")
+                             'not a finite number')
         return arr
 
     def link_index(self, name: str) -> int:
@@ -210,8 +226,11 @@ class FloatingBase:
 
     def pose_and_jacobian(self, theta: ArrayLike, link: str, base: Optional[str] = None
                           ) -> Tuple[Array, Array]:
-        """(T (4, 4), J (6, nv)): pose of ``link`` in ``base`` and its Jacobian with respect to
-        the step v (root twist in the root frame, then joints), in base coordinates.
+        """
+        Return (T (4, 4), J (6, nv)): the pose of ``link`` in ``base`` and its Jacobian.
+
+        J is taken with respect to the step v (root twist in the root frame, then joints) and
+        expressed in base coordinates.
 
         With the world as base, for a link origin x and root pose (R, p), the root columns are
         ``[R, −[x − p]× R]`` (linear rows) and ``[0, R]`` (angular rows); the joint columns are
@@ -245,13 +264,13 @@ class FloatingBase:
 
     # ------------------------------------------------------------ centre of mass
     def com_position_and_jacobian(self, theta: ArrayLike) -> Tuple[Array, Array]:
-        """(c (3,), J (3, nv)): whole-body CoM in the world frame and its Jacobian.
+        """
+        (c (3,), J (3, nv)): whole-body CoM in the world frame and its Jacobian.
 
         Root columns ``[R, −[c − p]× R]``, joint columns ``R · J_c`` with J_c the CoM Jacobian
         relative to the floating body (:class:`~pdls_ik.model.com.CenterOfMass`).
 
-        Raises:
-            URDFError: the robot has no inertials.
+        :raises URDFError: the robot has no inertials.
         """
         theta = self.check_q(theta)
         if self._com is None:

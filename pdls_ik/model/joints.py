@@ -1,4 +1,19 @@
-"""Joint records and the rigid transforms they produce.
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Joint records and the rigid transforms they produce.
 
 A URDF joint places its child link frame in its parent link frame as
 ``T_parent_child(θ) = T_origin · M(θ)`` where ``T_origin`` is the joint's ``<origin>`` (fixed)
@@ -16,30 +31,30 @@ from numpy.typing import NDArray
 from scipy.spatial.transform import Rotation
 
 #: joint types whose value is a variable of q (or follows one through <mimic>)
-MOVING_TYPES = ("revolute", "continuous", "prismatic")
+MOVING_TYPES = ('revolute', 'continuous', 'prismatic')
 #: joint types parsed but not supported as variables: held at their origin (zero displacement)
-PASSIVE_TYPES = ("floating", "planar")
-JOINT_TYPES = MOVING_TYPES + ("fixed",) + PASSIVE_TYPES
+PASSIVE_TYPES = ('floating', 'planar')
+JOINT_TYPES = MOVING_TYPES + ('fixed',) + PASSIVE_TYPES
 
 
 @dataclass(frozen=True)
 class Joint:
-    """One joint of the tree, resolved against the active variables.
+    """
+    One joint of the tree, resolved against the active variables.
 
-    Attributes:
-        name: joint name.
-        type: one of :data:`JOINT_TYPES`.
-        parent, child: link indices in ``Linkage.link_names``.
-        origin: (4, 4) pose of the joint (= child) frame in the parent link frame at θ = 0, metres.
-        axis: (3,) unit axis in the joint frame (zeros for fixed and passive joints).
-        index: column of q driving the joint (-1 for fixed / passive joints); for a mimic joint
-            the column of its master.
-        multiplier, offset: θ = multiplier · q[index] + offset (1 and 0 unless ``<mimic>``).
-        mimic: name of the master joint, or None.
+    :ivar name: joint name.
+    :ivar type: one of :data:`JOINT_TYPES`.
+    :ivar parent, child: link indices in ``Linkage.link_names``.
+    :ivar origin: (4, 4) pose of the joint (= child) frame in the parent link frame at θ = 0 [m].
+    :ivar axis: (3,) unit axis in the joint frame (zeros for fixed and passive joints).
+    :ivar index: column of q driving the joint (-1 for fixed / passive joints); for a mimic joint
+        the column of its master.
+    :ivar multiplier, offset: θ = multiplier · q[index] + offset (1 and 0 unless ``<mimic>``).
+    :ivar mimic: name of the master joint, or None.
     """
 
     name: str
-    type: str
+    type: str  # noqa: A003 (the URDF attribute name, public field)
     parent: int
     child: int
     origin: NDArray[np.float64]
@@ -52,7 +67,7 @@ class Joint:
     @property
     def revolute(self) -> bool:
         """True for revolute and continuous joints (rotation about the axis)."""
-        return self.type in ("revolute", "continuous")
+        return self.type in ('revolute', 'continuous')
 
     @property
     def moving(self) -> bool:
@@ -62,12 +77,12 @@ class Joint:
 
 @dataclass(frozen=True)
 class Inertial:
-    """Mass properties of one link (URDF ``<inertial>``), kept for centre-of-mass tasks.
+    """
+    Mass properties of one link (URDF ``<inertial>``), kept for centre-of-mass tasks.
 
-    Attributes:
-        mass: kg.
-        origin: (4, 4) pose of the centre-of-mass frame in the link frame, metres.
-        inertia: (3, 3) symmetric inertia tensor about the centre of mass in that frame, kg·m².
+    :ivar mass: kg.
+    :ivar origin: (4, 4) pose of the centre-of-mass frame in the link frame, metres.
+    :ivar inertia: (3, 3) symmetric inertia tensor about the centre of mass in that frame, kg·m².
     """
 
     mass: float
@@ -76,13 +91,14 @@ class Inertial:
 
 
 def pose_matrix(xyz, rpy) -> NDArray[np.float64]:
-    """(4, 4) homogeneous transform of a URDF ``<origin xyz rpy>``.
+    """
+    (4, 4) homogeneous transform of a URDF ``<origin xyz rpy>``.
 
     ``rpy`` are fixed-axis roll, pitch, yaw (radians): R = Rz(yaw) Ry(pitch) Rx(roll), which is
     scipy's extrinsic ``"xyz"`` Euler sequence.
     """
     T = np.eye(4)
-    T[:3, :3] = Rotation.from_euler("xyz", rpy).as_matrix()
+    T[:3, :3] = Rotation.from_euler('xyz', rpy).as_matrix()
     T[:3, 3] = xyz
     return T
 
@@ -90,4 +106,3 @@ def pose_matrix(xyz, rpy) -> NDArray[np.float64]:
 def skew(v: NDArray[np.float64]) -> NDArray[np.float64]:
     """(3, 3) cross-product matrix [v]× such that [v]× w = v × w."""
     return np.array([[0.0, -v[2], v[1]], [v[2], 0.0, -v[0]], [-v[1], v[0], 0.0]])
-

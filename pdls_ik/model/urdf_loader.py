@@ -1,4 +1,19 @@
-"""URDF → :class:`~pdls_ik.model.linkage.Linkage`.
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+URDF → :class:`~pdls_ik.model.linkage.Linkage`.
 
 The XML is validated by :mod:`pdls_ik.model.urdf_checks`, parsed by urdf_parser_py (urdfdom_py,
 whose console warnings are captured and turned into our errors) and resolved into a tree of
@@ -9,34 +24,33 @@ from __future__ import annotations
 import contextlib
 import io
 import os
-import warnings
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple, Union
+import warnings
 
 import numpy as np
-
 from pdls_ik.errors import JointError, URDFError
-from pdls_ik.model.joints import PASSIVE_TYPES, Inertial, Joint, pose_matrix
-from pdls_ik.model.linkage import Linkage, Limits
-from pdls_ik.model.urdf_checks import URDFWarning, check_robot, parse_xml
+from pdls_ik.model.joints import Inertial, Joint, PASSIVE_TYPES, pose_matrix
+from pdls_ik.model.linkage import Limits, Linkage
+from pdls_ik.model.urdf_checks import check_robot, parse_xml, URDFWarning
 
 Source = Union[str, bytes, os.PathLike]
 
 
 def read_source(source: Source) -> Tuple[str, str]:
-    """Return (XML text, label) for a file path, an XML string or robot_description contents.
+    """
+    Return (XML text, label) for a file path, an XML string or robot_description contents.
 
     A ``str`` whose first non-blank character is ``<`` is XML; any other ``str`` is a path.
 
-    Raises:
-        URDFError: empty string or file.  OSError: unreadable file.
+    :raises URDFError: empty string or file.  OSError: unreadable file.
     """
     if isinstance(source, bytes):
-        source = source.decode("utf-8")
-    if isinstance(source, str) and (source.lstrip().startswith("<") or not source.strip()):
-        return source.lstrip(), "URDF string"  # launch-generated parameters may start blank
+        source = source.decode('utf-8')
+    if isinstance(source, str) and (source.lstrip().startswith('<') or not source.strip()):
+        return source.lstrip(), 'URDF string'  # launch-generated parameters may start blank
     path = Path(source)
-    return path.read_text(encoding="utf-8"), f"URDF file '{path}'"
+    return path.read_text(encoding='utf-8'), f"URDF file '{path}'"
 
 
 def _parse_with_urdf_parser_py(text: str, label: str):
@@ -48,9 +62,9 @@ def _parse_with_urdf_parser_py(text: str, label: str):
     core.on_error = messages.append  # urdf_parser_py prints unknown tags etc. to stderr otherwise
     try:
         with contextlib.redirect_stderr(io.StringIO()):
-            robot = URDF.from_xml_string(text.encode("utf-8"))
+            robot = URDF.from_xml_string(text.encode('utf-8'))
     except Exception as exc:  # urdf_parser_py raises ParseError, AssertionError, ValueError...
-        raise URDFError(f"{label}: urdf_parser_py cannot parse it: {exc}") from None
+        raise URDFError(f'{label}: urdf_parser_py cannot parse it: {exc}') from None
     finally:
         core.on_error = previous
     return robot
@@ -88,8 +102,8 @@ def _topological_joints(robot, root: str) -> List:
 
 def _mimic_resolution(robot) -> Dict[str, Tuple[str, float, float]]:
     """Follower → (independent master, multiplier, offset), composing chains of mimics."""
-    direct = {j.name: (j.mimic.joint, float(j.mimic.multiplier if j.mimic.multiplier is not None
-                                             else 1.0),
+    direct = {j.name: (j.mimic.joint,
+                       float(j.mimic.multiplier if j.mimic.multiplier is not None else 1.0),
                        float(j.mimic.offset if j.mimic.offset is not None else 0.0))
               for j in robot.joints if j.mimic is not None}
     resolved = {}
@@ -107,27 +121,24 @@ def _mimic_resolution(robot) -> Dict[str, Tuple[str, float, float]]:
 
 
 def load_urdf(source: Source, base_link: Optional[str] = None) -> Linkage:
-    """Load a robot description into a :class:`Linkage`.
+    """
+    Load a robot description into a :class:`Linkage`.
 
-    Args:
-        source: path of a .urdf file (str or Path), the XML text itself, or the contents of a
-            ``robot_description`` parameter.
-        base_link: default base frame of FK/Jacobian queries; the root link if None.
+    :param source: path of a .urdf file (str or Path), the XML text itself, or the contents of a
+        ``robot_description`` parameter.
+    :param base_link: default base frame of FK/Jacobian queries; the root link if None.
 
-    Returns:
-        The linkage: active joints (revolute, continuous, prismatic without ``<mimic>``) are the
-        variables of q, in depth-first tree order from the root (children in document order);
-        mimic joints follow θ = multiplier · q_master + offset.
+    :return: The linkage: active joints (revolute, continuous, prismatic without ``<mimic>``)
+        are the variables of q, in depth-first tree order from the root (children in document
+        order); mimic joints follow θ = multiplier · q_master + offset.
 
-    Raises:
-        URDFError: empty or malformed XML, unexpanded xacro, several roots, a cycle.
-        JointError: bad type, axis, limits, mimic or link reference, naming the joint.
-        LinkError: a link with two parents, bad inertial, unknown ``base_link``.
-        OSError: the file cannot be read.
+    :raises URDFError: empty or malformed XML, unexpanded xacro, several roots, a cycle.
+    :raises JointError: bad type, axis, limits, mimic or link reference, naming the joint.
+    :raises LinkError: a link with two parents, bad inertial, unknown ``base_link``.
+    :raises OSError: the file cannot be read.
 
-    Warns:
-        URDFWarning: a revolute/prismatic joint with an empty range (lower = upper), a floating
-            or planar joint (held at its origin, not a variable).
+    :warns URDFWarning: a revolute/prismatic joint with an empty range (lower = upper), a
+        floating or planar joint (held at its origin, not a variable).
     """
     text, label = read_source(source)
     root_link = check_robot(parse_xml(text, label))
@@ -138,7 +149,7 @@ def load_urdf(source: Source, base_link: Optional[str] = None) -> Linkage:
     mimics = _mimic_resolution(robot)
     tree_order = _topological_joints(robot, root_link)
     active = [j for j in tree_order
-              if j.type in ("revolute", "continuous", "prismatic") and j.name not in mimics]
+              if j.type in ('revolute', 'continuous', 'prismatic') and j.name not in mimics]
     q_index = {j.name: i for i, j in enumerate(active)}
 
     joints: List[Joint] = []
@@ -147,13 +158,13 @@ def load_urdf(source: Source, base_link: Optional[str] = None) -> Linkage:
         T = pose_matrix(origin.xyz or [0, 0, 0], origin.rpy or [0, 0, 0]) if origin else np.eye(4)
         axis = np.zeros(3)
         master, mult, off = uj.name, 1.0, 0.0
-        if uj.type in ("revolute", "continuous", "prismatic", "planar"):
+        if uj.type in ('revolute', 'continuous', 'prismatic', 'planar'):
             axis = np.array(uj.axis if uj.axis is not None else [1.0, 0.0, 0.0], dtype=float)
             axis /= np.linalg.norm(axis)
             master, mult, off = mimics.get(uj.name, (uj.name, 1.0, 0.0))
         if uj.type in PASSIVE_TYPES:
             warnings.warn(f"joint '{uj.name}' is {uj.type}: not supported as a variable; it is "
-                          "held at its origin and chains through it are rejected",
+                          'held at its origin and chains through it are rejected',
                           URDFWarning, stacklevel=2)
         joints.append(Joint(name=uj.name, type=uj.type, parent=link_index[uj.parent],
                             child=link_index[uj.child], origin=T, axis=axis,
