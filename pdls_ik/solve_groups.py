@@ -1,4 +1,19 @@
-"""Solve groups: split a task set into independent smaller PDLS problems.
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Solve groups: split a task set into independent smaller PDLS problems.
 
 As in the robot-specific PDLS solver (``seeds/001``: every closure is solved together with all
 joints its support overlaps, transitively — its *solve group* — and joints outside any support
@@ -27,7 +42,6 @@ from typing import List, Optional, Tuple
 
 import numpy as np
 from numpy.typing import NDArray
-
 from pdls_ik import pdls
 from pdls_ik.tasks.base import POSTURE, Task
 
@@ -35,8 +49,11 @@ Array = NDArray[np.float64]
 
 
 class _Restricted(Task):
-    """A task seen on the variables ``idx`` of a group (others held at ``full``), optionally
-    only some of its rows (separable tasks)."""
+    """
+    A task seen on the variables ``idx`` of a group (others held at ``full``).
+
+    Optionally only some of its rows (separable tasks).
+    """
 
     def __init__(self, task: Task, idx: Array, full: Array, rows: Optional[Array] = None):
         self.inner, self.idx, self.full, self.sel = task, idx, full, rows
@@ -46,13 +63,13 @@ class _Restricted(Task):
         self.comparison = None if comp is None or rows is None else np.asarray(comp)[rows]
         if comp is not None and rows is None:
             self.comparison = comp
-        self.optional = getattr(task, "optional", False)
-        self.tolerance = getattr(task, "tolerance", 1e-6)
+        self.optional = getattr(task, 'optional', False)
+        self.tolerance = getattr(task, 'tolerance', 1e-6)
 
     def __getattr__(self, name):
-        if name == "errors_from_residual" and self.__dict__.get("sel") is not None:
+        if name == 'errors_from_residual' and self.__dict__.get('sel') is not None:
             raise AttributeError(name)
-        return getattr(self.__dict__["inner"], name)
+        return getattr(self.__dict__['inner'], name)
 
     @property
     def dim(self) -> int:
@@ -75,22 +92,24 @@ class _Restricted(Task):
 
 @dataclass
 class SolveGroup:
-    """One independent problem: its variables (indices into θ) and its (task, rows) pairs,
-    rows None meaning the whole task."""
+    """
+    One independent problem.
+
+    Its variables (indices into θ) and its (task, rows) pairs, rows None meaning the whole task.
+    """
 
     variables: Array
     tasks: List[Tuple[Task, Optional[Array]]]
 
 
 def partition(tasks: List[Task], probes: List[Array], free: Array) -> List[SolveGroup]:
-    """Group the free variables by the task rows that couple them (module docstring).
+    """
+    Group the free variables by the task rows that couple them (module docstring).
 
-    Args:
-        tasks: all tasks.  probes: configurations θ (n,) at which Jacobians are sampled.
-        free: (n,) bool, the variables the solver may move.
+    :param tasks: all tasks.  probes: configurations θ (n,) at which Jacobians are sampled.
+    :param free: (n,) bool, the variables the solver may move.
 
-    Returns:
-        The groups, ordered by their smallest variable; variables no level row depends on are
+    :return: The groups, ordered by their smallest variable; variables no level row depends on are
         in no group.
     """
     n = free.size
@@ -144,16 +163,16 @@ def partition(tasks: List[Task], probes: List[Array], free: Array) -> List[Solve
 
 
 def solve_grouped(solver, theta0: Array) -> Tuple[Array, str, int, int]:
-    """Solve a :class:`~pdls_ik.task_solver.TaskSolver`'s problem group by group.
+    """
+    Solve a :class:`~pdls_ik.task_solver.TaskSolver`'s problem group by group.
 
-    Returns:
-        (θ (n,), status, iterations, number of groups): status "converged" when every group
+    :return: (θ (n,), status, iterations, number of groups): status "converged" when every group
         converged, else the first failing group's status; iterations is the largest count of a
         group (the groups are independent and could run in parallel).
     """
     from pdls_ik.task_solver import TaskProblem
 
-    groups = getattr(solver, "_groups", None)
+    groups = getattr(solver, '_groups', None)
     if groups is None:                  # structure only: computed once per solver
         rng = np.random.default_rng(0)
         span = np.where(np.isfinite(solver.upper - solver.lower),
@@ -161,7 +180,7 @@ def solve_grouped(solver, theta0: Array) -> Tuple[Array, str, int, int]:
         probe = np.clip(theta0 + 0.1 * span * rng.uniform(-1.0, 1.0, theta0.size),
                         solver.lower, solver.upper)
         groups = solver._groups = partition(solver.tasks, [theta0, probe], solver.free)
-    problems = getattr(solver, "_group_problems", None)
+    problems = getattr(solver, '_group_problems', None)
     if problems is None:
         problems = solver._group_problems = [_group_problem(solver, g, TaskProblem)
                                              for g in groups]
@@ -185,6 +204,7 @@ def _group_problem(solver, group: SolveGroup, problem_class):
     """(problem, restricted tasks) of one group, built once per solver."""
     idx = group.variables
     restricted = [_Restricted(t, idx, np.zeros(solver.n), rows) for t, rows in group.tasks]
+
     def integrate(th, step):
         full, d = restricted[0].full.copy(), np.zeros(solver.n)
         full[idx], d[idx] = th, step

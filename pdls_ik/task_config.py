@@ -1,4 +1,19 @@
-"""Closures and extra tasks from YAML or a dict (also used by the ROS node's parameter files).
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Closures and extra tasks from YAML or a dict (also used by the ROS node's parameter files).
 
 Keys (every one optional; unknown keys are errors naming the key)::
 
@@ -38,35 +53,35 @@ from pdls_ik.errors import ConfigError, PDLSIKError
 from pdls_ik.tasks import (ClosureTask, CoMTask, FrameTask, JointLockTask, LimitAvoidanceTask,
                            LookAtTask, PositionBoundTask, PostureTask, RelativeFrameTask, Task)
 
-_COMMON = ("name", "priority", "weight")
-_FRAME = ("link", "base", "position", "orientation", "position_mask", "orientation_mask",
-          "position_weight", "orientation_weight", "position_tolerance",
-          "orientation_tolerance", "name", "priority")
+_COMMON = ('name', 'priority', 'weight')
+_FRAME = ('link', 'base', 'position', 'orientation', 'position_mask', 'orientation_mask',
+          'position_weight', 'orientation_weight', 'position_tolerance',
+          'orientation_tolerance', 'name', 'priority')
 #: type → (class, allowed keys, required keys)
 TASK_TYPES: Dict[str, Tuple[type, Tuple[str, ...], Tuple[str, ...]]] = {
-    "frame": (FrameTask, _FRAME, ("link", "position")),
-    "relative_frame": (RelativeFrameTask, _FRAME + ("relative_to",),
-                       ("link", "relative_to", "position")),
-    "com": (CoMTask, _COMMON + ("target", "axes", "base", "tolerance"), ("target",)),
-    "look_at": (LookAtTask, _COMMON + ("link", "target", "axis", "base", "target_link",
-                                       "tolerance"), ("link", "target")),
-    "position_bound": (PositionBoundTask, _COMMON + ("link", "point", "lower", "upper",
-                                                     "normal", "offset", "base", "tolerance"),
-                       ("link",)),
-    "limit_avoidance": (LimitAvoidanceTask, _COMMON + ("fraction", "joints",
-                                                       "use_safety_limits"), ()),
-    "joint_lock": (JointLockTask, ("name", "weight", "joints", "positions"),
-                   ("joints", "positions")),
-    "posture": (PostureTask, ("name", "weight", "preferred"), ()),
+    'frame': (FrameTask, _FRAME, ('link', 'position')),
+    'relative_frame': (RelativeFrameTask, _FRAME + ('relative_to',),
+                       ('link', 'relative_to', 'position')),
+    'com': (CoMTask, _COMMON + ('target', 'axes', 'base', 'tolerance'), ('target',)),
+    'look_at': (LookAtTask, _COMMON + ('link', 'target', 'axis', 'base', 'target_link',
+                                       'tolerance'), ('link', 'target')),
+    'position_bound': (PositionBoundTask, _COMMON + ('link', 'point', 'lower', 'upper',
+                                                     'normal', 'offset', 'base', 'tolerance'),
+                       ('link',)),
+    'limit_avoidance': (LimitAvoidanceTask, _COMMON + ('fraction', 'joints',
+                                                       'use_safety_limits'), ()),
+    'joint_lock': (JointLockTask, ('name', 'weight', 'joints', 'positions'),
+                   ('joints', 'positions')),
+    'posture': (PostureTask, ('name', 'weight', 'preferred'), ()),
 }
-CLOSURE_KEYS = ("name", "link_a", "link_b", "frame_a", "frame_b", "mode", "tolerance", "weight")
-TOP_KEYS = ("floating_base", "limit_strategy", "solve_groups", "fixed_joints", "closures",
-            "tasks")
+CLOSURE_KEYS = ('name', 'link_a', 'link_b', 'frame_a', 'frame_b', 'mode', 'tolerance', 'weight')
+TOP_KEYS = ('floating_base', 'limit_strategy', 'solve_groups', 'fixed_joints', 'closures',
+            'tasks')
 
 
 def _mapping(value, key: str) -> Mapping:
     if not isinstance(value, Mapping):
-        raise ConfigError(f"{key}: expected a mapping of keys, got {type(value).__name__}")
+        raise ConfigError(f'{key}: expected a mapping of keys, got {type(value).__name__}')
     return value
 
 
@@ -76,16 +91,16 @@ def _check_keys(entry: Mapping, allowed, required, key: str) -> None:
             raise ConfigError(f"{key}.{k}: unknown key (allowed: {', '.join(allowed)})")
     for k in required:
         if entry.get(k) is None:
-            raise ConfigError(f"{key}.{k}: required key is missing")
+            raise ConfigError(f'{key}.{k}: required key is missing')
 
 
 def _frame_value(value, key: str):
-    """A closure frame: None, a point [x, y, z], or {position, orientation}."""
+    """Read a closure frame: None, a point [x, y, z], or {position, orientation}."""
     if value is None or isinstance(value, (list, tuple)):
         return value
     entry = _mapping(value, key)
-    _check_keys(entry, ("position", "orientation"), ("position",), key)
-    return (entry["position"], entry.get("orientation", (0.0, 0.0, 0.0, 1.0)))
+    _check_keys(entry, ('position', 'orientation'), ('position',), key)
+    return (entry['position'], entry.get('orientation', (0.0, 0.0, 0.0, 1.0)))
 
 
 @dataclass
@@ -93,75 +108,75 @@ class TaskConfig:
     """Validated closure and task entries (see the module docstring for the keys)."""
 
     floating_base: bool = False
-    limit_strategy: str = "clamping"
+    limit_strategy: str = 'clamping'
     solve_groups: bool = False
     fixed_joints: List[str] = field(default_factory=list)
     closures: List[Dict[str, Any]] = field(default_factory=list)
     tasks: List[Dict[str, Any]] = field(default_factory=list)
 
     @classmethod
-    def from_dict(cls, data: Mapping) -> "TaskConfig":
-        """Check the structure and keys (links are checked by :meth:`build`).
-
-        Raises:
-            ConfigError: unknown or missing key, wrong type, unknown task type; names the key
-                (e.g. ``tasks[2].link``).
+    def from_dict(cls, data: Mapping) -> 'TaskConfig':
         """
-        data = _mapping(data if data is not None else {}, "config")
-        _check_keys(data, TOP_KEYS, (), "config")
-        for flag in ("floating_base", "solve_groups"):
+        Check the structure and keys (links are checked by :meth:`build`).
+
+        :raises ConfigError: unknown or missing key, wrong type, unknown task type; names the key
+            (e.g. ``tasks[2].link``).
+        """
+        data = _mapping(data if data is not None else {}, 'config')
+        _check_keys(data, TOP_KEYS, (), 'config')
+        for flag in ('floating_base', 'solve_groups'):
             if not isinstance(data.get(flag, False), bool):
-                raise ConfigError(f"{flag}: expected true or false, got {data[flag]!r}")
-        strategy = data.get("limit_strategy", "clamping")
-        if strategy not in ("clamping", "pgs"):
-            raise ConfigError(f"limit_strategy: expected clamping or pgs, got {strategy!r}")
-        fixed = data.get("fixed_joints") or []
+                raise ConfigError(f'{flag}: expected true or false, got {data[flag]!r}')
+        strategy = data.get('limit_strategy', 'clamping')
+        if strategy not in ('clamping', 'pgs'):
+            raise ConfigError(f'limit_strategy: expected clamping or pgs, got {strategy!r}')
+        fixed = data.get('fixed_joints') or []
         if not isinstance(fixed, list) or not all(isinstance(j, str) for j in fixed):
-            raise ConfigError(f"fixed_joints: expected a list of joint names, got {fixed!r}")
+            raise ConfigError(f'fixed_joints: expected a list of joint names, got {fixed!r}')
         closures, tasks = [], []
-        for i, entry in enumerate(data.get("closures") or []):
-            key = f"closures[{i}]"
+        for i, entry in enumerate(data.get('closures') or []):
+            key = f'closures[{i}]'
             entry = dict(_mapping(entry, key))
-            _check_keys(entry, CLOSURE_KEYS, ("link_a", "link_b"), key)
-            if entry.get("mode", "pose") not in ("pose", "position"):
-                raise ConfigError(f"{key}.mode: expected pose or position, got "
+            _check_keys(entry, CLOSURE_KEYS, ('link_a', 'link_b'), key)
+            if entry.get('mode', 'pose') not in ('pose', 'position'):
+                raise ConfigError(f'{key}.mode: expected pose or position, got '
                                   f"{entry['mode']!r}")
-            for side in ("frame_a", "frame_b"):
-                entry[side] = _frame_value(entry.get(side), f"{key}.{side}")
+            for side in ('frame_a', 'frame_b'):
+                entry[side] = _frame_value(entry.get(side), f'{key}.{side}')
             closures.append(entry)
-        for i, entry in enumerate(data.get("tasks") or []):
-            key = f"tasks[{i}]"
+        for i, entry in enumerate(data.get('tasks') or []):
+            key = f'tasks[{i}]'
             entry = dict(_mapping(entry, key))
-            kind = entry.pop("type", None)
+            kind = entry.pop('type', None)
             if kind not in TASK_TYPES:
                 raise ConfigError(f"{key}.type: expected one of {', '.join(TASK_TYPES)}, got "
-                                  f"{kind!r}")
+                                  f'{kind!r}')
             _, allowed, required = TASK_TYPES[kind]
             _check_keys(entry, allowed, required, key)
-            entry["type"] = kind
+            entry['type'] = kind
             tasks.append(entry)
-        return cls(data.get("floating_base", False), strategy,
-                   data.get("solve_groups", False), list(fixed), closures, tasks)
+        return cls(data.get('floating_base', False), strategy,
+                   data.get('solve_groups', False), list(fixed), closures, tasks)
 
     def build(self, linkage) -> List[Task]:
-        """The tasks (closures first) on ``linkage`` (a Linkage or FloatingBase).
+        """
+        Build the tasks (closures first) on ``linkage`` (a Linkage or FloatingBase).
 
-        Raises:
-            ConfigError: an entry the task rejects (unknown link, robot without inertials,
-                bad value), naming the entry's key and the task's own message.
+        :raises ConfigError: an entry the task rejects (unknown link, robot without inertials,
+            bad value), naming the entry's key and the task's own message.
         """
         out: List[Task] = []
         for i, entry in enumerate(self.closures):
-            out.append(_construct(ClosureTask, linkage, entry, f"closures[{i}]"))
+            out.append(_construct(ClosureTask, linkage, entry, f'closures[{i}]'))
         for i, entry in enumerate(self.tasks):
             entry = dict(entry)
-            cls = TASK_TYPES[entry.pop("type")][0]
-            if "position" in entry:                    # frame targets: (position, quaternion)
-                entry["target"] = (entry.pop("position"),
-                                   entry.pop("orientation", (0.0, 0.0, 0.0, 1.0)))
+            cls = TASK_TYPES[entry.pop('type')][0]
+            if 'position' in entry:                    # frame targets: (position, quaternion)
+                entry['target'] = (entry.pop('position'),
+                                   entry.pop('orientation', (0.0, 0.0, 0.0, 1.0)))
             if cls is JointLockTask:
-                entry["values"] = entry.pop("positions")
-            out.append(_construct(cls, linkage, entry, f"tasks[{i}]"))
+                entry['values'] = entry.pop('positions')
+            out.append(_construct(cls, linkage, entry, f'tasks[{i}]'))
         return out
 
 
@@ -169,16 +184,16 @@ def _construct(cls, linkage, kwargs: Dict[str, Any], key: str) -> Task:
     try:
         return cls(linkage, **kwargs)
     except (PDLSIKError, TypeError, ValueError) as err:
-        raise ConfigError(f"{key} ({cls.__name__}): {err}") from err
+        raise ConfigError(f'{key} ({cls.__name__}): {err}') from err
 
 
 def load_task_config(source: Union[str, Path, Mapping]) -> TaskConfig:
-    """A :class:`TaskConfig` from a YAML file path or an already parsed mapping.
+    """
+    Load a :class:`TaskConfig` from a YAML file path or an already parsed mapping.
 
     The YAML may hold the keys at the top level or under ``pdls_ik_tasks``.
 
-    Raises:
-        ConfigError: unreadable file, invalid YAML, or an invalid key (named).
+    :raises ConfigError: unreadable file, invalid YAML, or an invalid key (named).
     """
     if isinstance(source, Mapping):
         data = source
@@ -190,6 +205,6 @@ def load_task_config(source: Union[str, Path, Mapping]) -> TaskConfig:
             raise ConfigError(f"task config '{source}': cannot read ({err.strerror})") from None
         except yaml.YAMLError as err:
             raise ConfigError(f"task config '{source}': invalid YAML ({err})") from None
-    if isinstance(data, Mapping) and "pdls_ik_tasks" in data:
-        data = data["pdls_ik_tasks"]
+    if isinstance(data, Mapping) and 'pdls_ik_tasks' in data:
+        data = data['pdls_ik_tasks']
     return TaskConfig.from_dict(data)

@@ -1,4 +1,19 @@
-"""Multi-task solver: any set of tasks (closures, CoM, frames, bounds...) on any robot.
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Multi-task solver: any set of tasks (closures, CoM, frames, bounds...) on any robot.
 
 :class:`~pdls_ik.IKSolver` solves one tip pose with random restarts and tracking; this facade
 solves a whole task set from a seed: the tasks are grouped into strict priority levels by
@@ -14,13 +29,12 @@ split into independent problems (:mod:`pdls_ik.solve_groups`).
 """
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
+import time
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 from numpy.typing import NDArray
-
 from pdls_ik import pdls
 from pdls_ik.config import IKConfig
 from pdls_ik.levels import LevelStack
@@ -32,7 +46,8 @@ Array = NDArray[np.float64]
 
 
 def task_error(task: Task, e: Array) -> Tuple[float, bool]:
-    """(error, within tolerance) of a task from its weighted residual rows e (m,).
+    """
+    (error, within tolerance) of a task from its weighted residual rows e (m,).
 
     The error is unweighted, in the task's unit: for a frame task the larger of the position
     [m] and orientation [rad] errors (each tested against its own tolerance); for a task with
@@ -40,18 +55,18 @@ def task_error(task: Task, e: Array) -> Tuple[float, bool]:
     orientation errors; otherwise the residual norm. Tasks without a ``tolerance`` attribute use
     1e-6.
     """
-    if hasattr(task, "errors_from_residual"):                 # FrameTask and relatives
+    if hasattr(task, 'errors_from_residual'):                 # FrameTask and relatives
         pos, ori = task.errors_from_residual(e)
         return max(pos, ori), (pos <= task.position_tolerance
                                and ori <= task.orientation_tolerance)
-    tol = getattr(task, "tolerance", 1e-6)
+    tol = getattr(task, 'tolerance', 1e-6)
     w = task.weight
     if task.comparison is not None:
         comp = np.asarray(task.comparison)
         viol = np.where(comp == pdls.LESS_EQUAL, np.maximum(e, 0.0),
                         np.where(comp == pdls.GREATER_EQUAL, np.maximum(-e, 0.0), np.abs(e)))
         err = float(viol.max(initial=0.0)) / w
-    elif getattr(task, "kind", None) == "invariant" and e.size == 6:
+    elif getattr(task, 'kind', None) == 'invariant' and e.size == 6:
         err = max(float(np.linalg.norm(e[:3])), float(np.linalg.norm(e[3:]))) / w
     else:
         err = float(np.linalg.norm(e)) / w
@@ -59,30 +74,33 @@ def task_error(task: Task, e: Array) -> Tuple[float, bool]:
 
 
 def level_tolerance(task: Task) -> float:
-    """The weighted residual norm below which ``task`` is surely met (its tightest row
-    tolerance times its weight); optional tasks never constrain: inf."""
-    if getattr(task, "optional", False):
-        return float("inf")
-    if hasattr(task, "position_tolerance"):
+    """
+    Return the weighted residual norm below which ``task`` is surely met.
+
+    That is its tightest row tolerance times its weight; optional tasks never constrain: inf.
+    """
+    if getattr(task, 'optional', False):
+        return float('inf')
+    if hasattr(task, 'position_tolerance'):
         return min(task.position_tolerance * task.position_weight,
-                   getattr(task, "orientation_tolerance", np.inf) *
-                   getattr(task, "orientation_weight", 1.0))
-    return getattr(task, "tolerance", 1e-6) * task.weight
+                   getattr(task, 'orientation_tolerance', np.inf) *
+                   getattr(task, 'orientation_weight', 1.0))
+    return getattr(task, 'tolerance', 1e-6) * task.weight
 
 
 @dataclass
 class TaskResult:
-    """Outcome of :meth:`TaskSolver.solve`.
+    """
+    Outcome of :meth:`TaskSolver.solve`.
 
-    Attributes:
-        q: (n,) joint positions (within limits, continuous joints wrapped), or (nq,) for a
-            floating base (root position, quaternion x y z w, joints).
-        success: every required task within its tolerance at q.
-        status: "converged" on success, else the PDLS status ("max_iterations", "stalled"...).
-        iterations, solve_time [s].
-        errors: task name → unweighted error at q (m, rad, or the task's unit).
-        level_names, residual_norms: per PDLS level at the end.
-        groups: number of independent problems solved (1 without solve groups).
+    :ivar q: (n,) joint positions (within limits, continuous joints wrapped), or (nq,) for a
+        floating base (root position, quaternion x y z w, joints).
+    :ivar success: every required task within its tolerance at q.
+    :ivar status: "converged" on success, else the PDLS status ("max_iterations", "stalled"...).
+    :ivar: iterations, solve_time [s].
+    :ivar errors: task name → unweighted error at q (m, rad, or the task's unit).
+    :ivar level_names, residual_norms: per PDLS level at the end.
+    :ivar groups: number of independent problems solved (1 without solve groups).
     """
 
     q: Array
@@ -97,11 +115,11 @@ class TaskResult:
 
 
 class TaskProblem:
-    """The PDLS problem of a task set on n variables (levels, posture, convergence, integration).
+    """
+    The PDLS problem of a task set on n variables (levels, posture, convergence, integration).
 
-    Args:
-        tasks: the tasks; n: number of variables; continuous: (n,) bool (wrapped angles);
-        integrate: optional Lie-group step ``integrate(theta, step)``.
+    :param tasks: the tasks; n: number of variables; continuous: (n,) bool (wrapped angles);
+    :param integrate: optional Lie-group step ``integrate(theta, step)``.
     """
 
     def __init__(self, tasks: Sequence[Task], n: int, continuous: Array, integrate=None):
@@ -119,7 +137,7 @@ class TaskProblem:
                       for task, sl in zip(group, rows)]
 
     def levels(self, theta: Array):
-        """The stacked levels at θ, each with its tolerance (see :attr:`tolerances`)."""
+        """Return the stacked levels at θ, each with its tolerance (see :attr:`tolerances`)."""
         levels = self.stack(theta)
         for level, tol in zip(levels, self.tolerances):
             level.tolerance = tol
@@ -132,7 +150,7 @@ class TaskProblem:
 
     def converged(self, theta: Array, levels) -> bool:
         return all(task_error(task, levels[k].residual[sl])[1] for task, k, sl in self._rows
-                   if not getattr(task, "optional", False))
+                   if not getattr(task, 'optional', False))
 
     def normalize(self, theta: Array) -> Array:
         if not self.continuous.any():
@@ -143,7 +161,9 @@ class TaskProblem:
 
 
 def pdls_options(config: IKConfig, **changes) -> pdls.PDLSOptions:
-    """PDLS options from an :class:`IKConfig` (iterations, step, damping), as IKSolver uses;
+    """
+    Build PDLS options from an :class:`IKConfig` (iterations, step, damping), as IKSolver does.
+
     ``changes`` override any field.
 
     The divergence check is off: with a nonlinear constraint on a high level (a loop closure,
@@ -152,28 +172,27 @@ def pdls_options(config: IKConfig, **changes) -> pdls.PDLSOptions:
     as divergence would revert every step. The adaptive step size still bounds the steps.
     """
     damping = None if config.damping < 0.0 else config.damping
-    fields = dict(max_iterations=config.max_iterations, damping=damping,
-                  theta_diff_max_mag=config.max_step, limit_strategy=config.limit_strategy,
-                  divergence_factor=None)
+    fields = {'max_iterations': config.max_iterations, 'damping': damping,
+              'theta_diff_max_mag': config.max_step, 'limit_strategy': config.limit_strategy,
+              'divergence_factor': None}
     fields.update(changes)
     return pdls.PDLSOptions(**fields)
 
 
 class TaskSolver:
-    """Solve a set of tasks on one robot by PDLS from a seed.
+    """
+    Solve a set of tasks on one robot by PDLS from a seed.
 
-    Args:
-        linkage: a :class:`~pdls_ik.model.Linkage` or a
-            :class:`~pdls_ik.model.floating.FloatingBase`.
-        tasks: the tasks (any kinds); at least one non-posture task.
-        config: :class:`IKConfig` for ``max_iterations``, ``max_step``, ``damping``.
-        options: :class:`~pdls_ik.pdls.PDLSOptions` overriding those (e.g. ``limit_strategy``).
-        fixed_joints: joint names the solver must not move.
-        solve_groups: split into independent problems when the tasks allow it.
+    :param linkage: a :class:`~pdls_ik.model.Linkage` or a
+        :class:`~pdls_ik.model.floating.FloatingBase`.
+    :param tasks: the tasks (any kinds); at least one non-posture task.
+    :param config: :class:`IKConfig` for ``max_iterations``, ``max_step``, ``damping``.
+    :param options: :class:`~pdls_ik.pdls.PDLSOptions` overriding those (e.g. ``limit_strategy``).
+    :param fixed_joints: joint names the solver must not move.
+    :param solve_groups: split into independent problems when the tasks allow it.
 
-    Raises:
-        InputError: no task, or a task whose dimension does not fit.  JointError: unknown
-            fixed joint.
+    :raises InputError: no task, or a task whose dimension does not fit.
+    :raises JointError: unknown fixed joint.
     """
 
     def __init__(self, linkage, tasks: Sequence[Task], config: Optional[IKConfig] = None,
@@ -182,7 +201,7 @@ class TaskSolver:
         self.linkage = linkage
         self.tasks = list(tasks)
         self.n = linkage.n
-        self.floating = hasattr(linkage, "integrate_theta")
+        self.floating = hasattr(linkage, 'integrate_theta')
         self.lower = np.asarray(linkage.lower, dtype=float)
         self.upper = np.asarray(linkage.upper, dtype=float)
         self.continuous = np.asarray(linkage.continuous, dtype=bool)
@@ -214,15 +233,16 @@ class TaskSolver:
         return self.problem.task_errors(self.problem.levels(theta))
 
     def solve(self, seed: Optional[Sequence[float]] = None) -> TaskResult:
-        """Solve the tasks from ``seed`` (q (n,), or (nq,) on a floating base; default zeros
-        clipped into the limits, or the floating neutral configuration).
+        """
+        Solve the tasks from ``seed``.
 
-        Returns:
-            :class:`TaskResult` (never raises for an unreachable task set: success=False).
+        ``seed`` is q (n,), or (nq,) on a floating base; default zeros clipped into the limits,
+        or the floating neutral configuration.
 
-        Raises:
-            InputError: bad seed; errors raised by tasks for bad configuration (e.g. a look-at
-                target at the link origin).
+        :return: :class:`TaskResult` (never raises for an unreachable task set: success=False).
+
+        :raises InputError: bad seed; errors raised by tasks for bad configuration (e.g. a look-at
+            target at the link origin).
         """
         t0 = time.perf_counter()
         theta0 = self._seed(seed)
@@ -237,15 +257,14 @@ class TaskSolver:
             status, iterations, ngroups = res.status, res.iterations, 1
         levels = self.problem.levels(theta)
         errs = self.problem.task_errors(levels)
-        ok = all(errs[t.name][1] for t in self.tasks if not getattr(t, "optional", False)
-                 and t.kind != "posture")
+        ok = all(errs[t.name][1] for t in self.tasks if not getattr(t, 'optional', False)
+                 and t.kind != 'posture')
         q = self.linkage.to_q(theta) if self.floating else theta
         return TaskResult(q=q, success=bool(ok),
-                          status="converged" if ok else (status if status != "converged"
-                                                         else "not_converged"),
+                          status='converged' if ok else (status if status != 'converged'
+                                                         else 'not_converged'),
                           iterations=iterations, solve_time=time.perf_counter() - t0,
                           errors={k: v[0] for k, v in errs.items()},
                           level_names=list(self.level_names),
                           residual_norms=list(PreparedLevels(levels, self.n).norms),
                           groups=ngroups)
-

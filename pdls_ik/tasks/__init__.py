@@ -1,4 +1,19 @@
-"""Tasks (effectors): residual rows and Jacobian rows, one task per file.
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Tasks (effectors): residual rows and Jacobian rows, one task per file.
 
     FrameTask           pose target for any link (masks, weights, tolerances)
     RelativeFrameTask   pose of a link in another moving link's frame
@@ -21,9 +36,9 @@ from pdls_ik.tasks.joint_lock_task import JointLockTask
 from pdls_ik.tasks.limit_avoidance_task import LimitAvoidanceTask
 from pdls_ik.tasks.look_at_task import LookAtTask
 from pdls_ik.tasks.position_bound_task import PositionBoundTask
-from pdls_ik.tasks.posture_task import PostureTask, middle_of_limits
+from pdls_ik.tasks.posture_task import middle_of_limits, PostureTask
 from pdls_ik.tasks.relative_frame_task import RelativeFrameTask
 
-__all__ = ["Task", "FrameTask", "RelativeFrameTask", "LookAtTask", "CoMTask",
-           "PositionBoundTask", "LimitAvoidanceTask", "ClosureTask", "PostureTask",
-           "JointLockTask", "middle_of_limits", "INVARIANT", "LOCK", "TARGET", "POSTURE"]
+__all__ = ['Task', 'FrameTask', 'RelativeFrameTask', 'LookAtTask', 'CoMTask',
+           'PositionBoundTask', 'LimitAvoidanceTask', 'ClosureTask', 'PostureTask',
+           'JointLockTask', 'middle_of_limits', 'INVARIANT', 'LOCK', 'TARGET', 'POSTURE']

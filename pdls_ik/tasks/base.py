@@ -1,4 +1,19 @@
-"""The abstract task: residual rows e(q) and Jacobian rows J(q), with weight and priority.
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The abstract task: residual rows e(q) and Jacobian rows J(q), with weight and priority.
 
 A task (an *effector* in Baerlocher & Boulic 2004) states what the solver should achieve as a
 residual ``e(q)`` (m,), the change of the task values we want, and its Jacobian ``J(q)`` (m, n),
@@ -9,32 +24,31 @@ their weights). Tasks are grouped into strict priority levels by :mod:`pdls_ik.l
 """
 from __future__ import annotations
 
-import math
 from abc import ABC, abstractmethod
+import math
 from typing import Tuple
 
 import numpy as np
 from numpy.typing import NDArray
-
 from pdls_ik.errors import InputError
 
 Array = NDArray[np.float64]
 
 #: kinds of task, in priority order (seed 001: chain-closure invariants above locks above
 #: targets above posture)
-INVARIANT, LOCK, TARGET, POSTURE = "invariant", "lock", "target", "posture"
+INVARIANT, LOCK, TARGET, POSTURE = 'invariant', 'lock', 'target', 'posture'
 KIND_ORDER = {INVARIANT: -1, LOCK: 0, TARGET: 1, POSTURE: 2}
 
 
 class Task(ABC):
-    """A residual and its Jacobian over the n joint variables of a linkage.
+    """
+    A residual and its Jacobian over the n joint variables of a linkage.
 
-    Attributes:
-        name: label used in levels, metrics and diagnostics.
-        kind: ``"invariant"``, ``"lock"``, ``"target"`` or ``"posture"`` (the level group).
-        priority: integer priority among tasks of the same kind; smaller is higher (0 first).
-        weight: multiplies the residual and Jacobian rows [1 / task unit].
-        dim: number of rows m.
+    :ivar name: label used in levels, metrics and diagnostics.
+    :ivar kind: ``"invariant"``, ``"lock"``, ``"target"`` or ``"posture"`` (the level group).
+    :ivar priority: integer priority among tasks of the same kind; smaller is higher (0 first).
+    :ivar weight: multiplies the residual and Jacobian rows [1 / task unit].
+    :ivar dim: number of rows m.
     """
 
     kind: str = TARGET
@@ -60,15 +74,15 @@ class Task(ABC):
 
     def __repr__(self) -> str:
         return (f"{type(self).__name__}('{self.name}', kind={self.kind}, "
-                f"priority={self.priority}, weight={self.weight:g})")
+                f'priority={self.priority}, weight={self.weight:g})')
 
 
 def check_weight(weight: float, label: str) -> float:
-    """A finite, strictly positive weight, or InputError naming ``label``."""
+    """Return a finite, strictly positive weight, or raise InputError naming ``label``."""
     try:
         w = float(weight)
     except (TypeError, ValueError):
-        raise InputError(f"{label}: expected a number, got {weight!r}") from None
+        raise InputError(f'{label}: expected a number, got {weight!r}') from None
     if not (math.isfinite(w) and w > 0.0):
-        raise InputError(f"{label}: {weight!r} must be finite and > 0")
+        raise InputError(f'{label}: {weight!r} must be finite and > 0')
     return w

@@ -1,4 +1,19 @@
-"""Loop-closure task: two links of the tree joined by a closure joint (closed chains).
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Loop-closure task: two links of the tree joined by a closure joint (closed chains).
 
 A URDF is a tree, so a closed chain (four-bar, parallel gripper, two hands on one object) is
 described by cutting one joint of each loop and declaring the cut as a closure between a frame
@@ -22,13 +37,12 @@ from __future__ import annotations
 from typing import Optional, Tuple
 
 import numpy as np
-
 from pdls_ik.errors import InputError, LinkError
 from pdls_ik.model.joints import skew
-from pdls_ik.tasks.base import INVARIANT, Array, Task, check_weight
+from pdls_ik.tasks.base import Array, check_weight, INVARIANT, Task
 from pdls_ik.tasks.se3 import parse_pose, rotation_log
 
-MODES = ("pose", "position")
+MODES = ('pose', 'position')
 
 
 def _frame(value, label: str) -> Tuple[Array, Array]:
@@ -40,46 +54,45 @@ def _frame(value, label: str) -> Tuple[Array, Array]:
         try:
             p = np.asarray(value, dtype=float)
         except (TypeError, ValueError):
-            raise InputError(f"{label}: expected 3 numbers, got {value!r}") from None
+            raise InputError(f'{label}: expected 3 numbers, got {value!r}') from None
         if not np.all(np.isfinite(p)):
-            raise InputError(f"{label}: non-finite value in {value!r}")
+            raise InputError(f'{label}: non-finite value in {value!r}')
         return p, np.eye(3)
     try:
         p, R, _ = parse_pose(value)
     except InputError as err:
-        raise InputError(f"{label}: {err}") from None
+        raise InputError(f'{label}: {err}') from None
     return p, R
 
 
 class ClosureTask(Task):
-    """Closure between frame F_a on ``link_a`` and frame F_b on ``link_b`` (module docstring).
+    """
+    Closure between frame F_a on ``link_a`` and frame F_b on ``link_b`` (module docstring).
 
-    Args:
-        linkage: the robot model.
-        link_a, link_b: the two links joined by the closure joint.
-        frame_a, frame_b: F_a in link_a, F_b in link_b: None (link origin), a point (3,) [m], a
-            (4, 4) pose or (position, quaternion xyzw).
-        mode: "pose" (6 rows) or "position" (3 rows, ball joint).
-        weight, tolerance [m for position, rad for orientation]: default 1e-10.
+    :param linkage: the robot model.
+    :param link_a, link_b: the two links joined by the closure joint.
+    :param frame_a, frame_b: F_a in link_a, F_b in link_b: None (link origin), a point (3,) [m], a
+        (4, 4) pose or (position, quaternion xyzw).
+    :param mode: "pose" (6 rows) or "position" (3 rows, ball joint).
+    :param weight, tolerance [m for position, rad for orientation]: default 1e-10.
 
-    Raises:
-        LinkError: unknown link, the same link twice, or no joint between the two links.
-        InputError: bad mode or frame.
+    :raises LinkError: unknown link, the same link twice, or no joint between the two links.
+    :raises InputError: bad mode or frame.
     """
 
     kind = INVARIANT
 
     def __init__(self, linkage, link_a: str, link_b: str, frame_a=None, frame_b=None,
-                 mode: str = "pose", weight: float = 1.0, tolerance: float = 1e-10,
+                 mode: str = 'pose', weight: float = 1.0, tolerance: float = 1e-10,
                  name: Optional[str] = None):
-        super().__init__(name or f"closure:{link_a}-{link_b}", weight, priority=0)
+        super().__init__(name or f'closure:{link_a}-{link_b}', weight, priority=0)
         for link in (link_a, link_b):
             linkage.link_index(link)
         if link_a == link_b:
             raise LinkError(link_a, f"closure '{self.name}' joins a link to itself")
         if mode not in MODES:
             raise InputError(f"closure '{self.name}' mode: expected one of {', '.join(MODES)}, "
-                             f"got {mode!r}")
+                             f'got {mode!r}')
         if not np.any(linkage.jacobian(np.zeros(linkage.n), link_b, link_a)):
             raise LinkError(link_b, f"closure '{self.name}': no joint moves '{link_b}' "
                                     f"relative to '{link_a}', so the loop cannot close")
@@ -91,7 +104,7 @@ class ClosureTask(Task):
 
     @property
     def dim(self) -> int:
-        return 6 if self.mode == "pose" else 3
+        return 6 if self.mode == 'pose' else 3
 
     @property
     def error(self) -> float:
@@ -99,8 +112,11 @@ class ClosureTask(Task):
         return max(self.position_error, self.orientation_error)
 
     def errors(self, q: Array) -> Tuple[float, float]:
-        """Unweighted (position [m], orientation [rad]) closure errors at q (0 rad in
-        position mode)."""
+        """
+        Return the unweighted (position [m], orientation [rad]) closure errors at q.
+
+        The orientation error is 0 rad in position mode.
+        """
         self.compute(q)
         return self.position_error, self.orientation_error
 
@@ -114,7 +130,7 @@ class ClosureTask(Task):
         Jt[:3] = J[:3] - skew(r) @ J[3:]
         self.position_error = float(np.linalg.norm(e[:3]))
         self.orientation_error = 0.0
-        if self.mode == "pose":
+        if self.mode == 'pose':
             e[3:] = rotation_log(self.R_af @ (R @ self.R_bf).T)
             Jt[3:] = J[3:]
             self.orientation_error = float(np.linalg.norm(e[3:]))

@@ -1,4 +1,19 @@
-"""Centre-of-mass task: bring the robot's CoM to a target point, on selected axes.
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Centre-of-mass task: bring the robot's CoM to a target point, on selected axes.
 
 Residual and Jacobian (rows of the selected axes of the base frame; e.g. x and y only to keep
 the CoM above a point of the support polygon, height free)::
@@ -15,37 +30,35 @@ from __future__ import annotations
 from typing import Optional, Sequence, Tuple
 
 import numpy as np
-
 from pdls_ik.errors import InputError
 from pdls_ik.model.com import CenterOfMass
-from pdls_ik.tasks.base import TARGET, Array, Task, check_weight
+from pdls_ik.tasks.base import Array, check_weight, TARGET, Task
 
 
 def point3(value, label: str) -> Array:
-    """A finite point (3,) [m], or InputError naming ``label``."""
+    """Return a finite point (3,) [m], or raise InputError naming ``label``."""
     try:
         p = np.asarray(value, dtype=float).reshape(-1)
     except (TypeError, ValueError):
-        raise InputError(f"{label}: expected 3 numbers (x, y, z), got {value!r}") from None
+        raise InputError(f'{label}: expected 3 numbers (x, y, z), got {value!r}') from None
     if p.shape != (3,) or not np.all(np.isfinite(p)):
-        raise InputError(f"{label}: expected 3 finite numbers (x, y, z), got {value!r}")
+        raise InputError(f'{label}: expected 3 finite numbers (x, y, z), got {value!r}')
     return p
 
 
 class CoMTask(Task):
-    """Centre-of-mass position target.
+    """
+    Centre-of-mass position target.
 
-    Args:
-        linkage: a :class:`~pdls_ik.model.Linkage` or a
-            :class:`~pdls_ik.model.floating.FloatingBase`.
-        target: c* (3,) [m] in the base frame (the world for a floating robot).
-        axes: 3 flags (x, y, z) selecting the controlled rows; default (True, True, False).
-        base: frame of the target (fixed-base robots only); default the linkage's base link.
-        weight [1/m], tolerance [m] (success threshold on the unweighted error norm), priority.
+    :param linkage: a :class:`~pdls_ik.model.Linkage` or a
+        :class:`~pdls_ik.model.floating.FloatingBase`.
+    :param target: c* (3,) [m] in the base frame (the world for a floating robot).
+    :param axes: 3 flags (x, y, z) selecting the controlled rows; default (True, True, False).
+    :param base: frame of the target (fixed-base robots only); default the linkage's base link.
+    :param: weight [1/m], tolerance [m] (success threshold on the unweighted error norm), priority.
 
-    Raises:
-        URDFError: the robot has no inertials (names the robot).  LinkError: unknown base.
-        InputError: bad target, axes or weight.
+    :raises URDFError: the robot has no inertials (names the robot).  LinkError: unknown base.
+    :raises InputError: bad target, axes or weight.
     """
 
     kind = TARGET
@@ -53,7 +66,7 @@ class CoMTask(Task):
     def __init__(self, linkage, target: Sequence[float] = (0.0, 0.0, 0.0),
                  axes: Sequence[bool] = (True, True, False), base: Optional[str] = None,
                  weight: float = 1.0, tolerance: float = 1e-5, priority: int = 0,
-                 name: str = "com"):
+                 name: str = 'com'):
         super().__init__(name, weight, priority)
         self.tolerance = check_weight(tolerance, f"task '{name}' tolerance")
         axes = np.asarray(axes, dtype=bool).reshape(-1)
@@ -62,7 +75,7 @@ class CoMTask(Task):
         self.rows = np.flatnonzero(axes)
         self.target = point3(target, f"task '{name}' target")
         self.error = np.inf
-        if hasattr(linkage, "com_position_and_jacobian"):      # floating robot
+        if hasattr(linkage, 'com_position_and_jacobian'):      # floating robot
             CenterOfMass(linkage.linkage)                      # URDFError without inertials
             self._evaluate = linkage.com_position_and_jacobian
         else:
@@ -80,7 +93,7 @@ class CoMTask(Task):
         self.target = point3(target, f"task '{self.name}' target")
 
     def position(self, q: Array) -> Array:
-        """The CoM (3,) [m] at q, in the base frame."""
+        """Return the CoM (3,) [m] at q, in the base frame."""
         return self._evaluate(q)[0]
 
     def compute(self, q: Array) -> Tuple[Array, Array]:

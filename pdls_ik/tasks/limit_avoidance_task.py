@@ -1,4 +1,19 @@
-"""Soft joint-limit avoidance: keep joints away from their limits when the tasks allow it.
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Soft joint-limit avoidance: keep joints away from their limits when the tasks allow it.
 
 Hard limits are enforced by the PDLS limiting loop; this task adds a *margin* inside them as
 inequality rows, normally on a low priority level (Baerlocher & Boulic 2004, §4, joint limits
@@ -18,28 +33,26 @@ from __future__ import annotations
 from typing import Optional, Sequence, Tuple
 
 import numpy as np
-
 from pdls_ik.errors import InputError
 from pdls_ik.pdls import GREATER_EQUAL, LESS_EQUAL
-from pdls_ik.tasks.base import TARGET, Array, Task
+from pdls_ik.tasks.base import Array, TARGET, Task
 
 #: default priority: below ordinary targets (priority 0..99)
 LIMIT_AVOIDANCE_PRIORITY = 100
 
 
 class LimitAvoidanceTask(Task):
-    """Inequality rows keeping the bounded joints ``fraction`` of their range from the limits.
+    """
+    Inequality rows keeping the bounded joints ``fraction`` of their range from the limits.
 
-    Args:
-        linkage: the robot model (``lower``, ``upper``, ``soft_lower``, ``soft_upper``).
-        fraction: margin as a fraction of each joint's range, in [0, 0.5).
-        joints: names of the joints to watch; default every joint with finite limits.
-        use_safety_limits: use the URDF ``<safety_controller>`` soft limits instead of fraction
-            where they are tighter than the hard limits.
-        weight, priority: default priority :data:`LIMIT_AVOIDANCE_PRIORITY` (below targets).
+    :param linkage: the robot model (``lower``, ``upper``, ``soft_lower``, ``soft_upper``).
+    :param fraction: margin as a fraction of each joint's range, in [0, 0.5).
+    :param joints: names of the joints to watch; default every joint with finite limits.
+    :param use_safety_limits: use the URDF ``<safety_controller>`` soft limits instead of fraction
+        where they are tighter than the hard limits.
+    :param weight, priority: default priority :data:`LIMIT_AVOIDANCE_PRIORITY` (below targets).
 
-    Raises:
-        InputError: fraction outside [0, 0.5), no bounded joint.  JointError: unknown joint.
+    :raises InputError: fraction outside [0, 0.5), no bounded joint.  JointError: unknown joint.
     """
 
     kind = TARGET
@@ -47,7 +60,7 @@ class LimitAvoidanceTask(Task):
 
     def __init__(self, linkage, fraction: float = 0.1, joints: Optional[Sequence[str]] = None,
                  use_safety_limits: bool = False, weight: float = 1.0,
-                 priority: int = LIMIT_AVOIDANCE_PRIORITY, name: str = "limit_avoidance"):
+                 priority: int = LIMIT_AVOIDANCE_PRIORITY, name: str = 'limit_avoidance'):
         super().__init__(name, weight, priority)
         if not (0.0 <= float(fraction) < 0.5):
             raise InputError(f"task '{name}' fraction: {fraction!r} must be in [0, 0.5)")

@@ -1,4 +1,19 @@
-"""Look-at (gaze) task: point an axis of a link at a point, 2 rows (camera heads, pointers).
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Look-at (gaze) task: point an axis of a link at a point, 2 rows (camera heads, pointers).
 
 With the link origin o, its rotation R (base frame), the unit axis a in the link frame and the
 target point P, the wanted direction is d = (P − o) / ρ, ρ = ‖P − o‖. The error is the *swing*
@@ -24,10 +39,9 @@ from __future__ import annotations
 from typing import Optional, Sequence, Tuple
 
 import numpy as np
-
 from pdls_ik.errors import InputError, LinkError
 from pdls_ik.model.joints import skew
-from pdls_ik.tasks.base import TARGET, Array, Task, check_weight
+from pdls_ik.tasks.base import Array, check_weight, TARGET, Task
 from pdls_ik.tasks.com_task import point3
 from pdls_ik.tasks.se3 import swing_log
 
@@ -36,31 +50,30 @@ MIN_DISTANCE = 1e-6
 
 
 class LookAtTask(Task):
-    """Point ``axis`` (link frame) of ``link`` at ``target``.
+    """
+    Point ``axis`` (link frame) of ``link`` at ``target``.
 
-    Args:
-        linkage: the robot model (or a floating base).
-        link: the pointing link (e.g. a camera frame).
-        target: P (3,) [m] in the frame of ``target_link`` (default the base frame).
-        axis: "x", "y", "z" or 3 numbers in the link frame; default "x" (ROS camera body frames
-            look along +x; optical frames along +z).
-        base: base frame of the Jacobian (default the linkage's base link).
-        target_link: link carrying the target point (e.g. look at a hand), or None.
-        weight [1/rad], tolerance [rad] (angle between axis and direction), priority.
+    :param linkage: the robot model (or a floating base).
+    :param link: the pointing link (e.g. a camera frame).
+    :param target: P (3,) [m] in the frame of ``target_link`` (default the base frame).
+    :param axis: "x", "y", "z" or 3 numbers in the link frame; default "x" (ROS camera body frames
+        look along +x; optical frames along +z).
+    :param base: base frame of the Jacobian (default the linkage's base link).
+    :param target_link: link carrying the target point (e.g. look at a hand), or None.
+    :param: weight [1/rad], tolerance [rad] (angle between axis and direction), priority.
 
-    Raises:
-        LinkError: unknown link; ``target_link`` equal to ``link`` with P at its origin.
-        InputError: zero axis, bad target, or (in :meth:`compute`) the target at the link's
-            origin, naming the task and link.
+    :raises LinkError: unknown link; ``target_link`` equal to ``link`` with P at its origin.
+    :raises InputError: zero axis, bad target, or (in :meth:`compute`) the target at the link's
+        origin, naming the task and link.
     """
 
     kind = TARGET
 
     def __init__(self, linkage, link: str, target: Sequence[float] = (1.0, 0.0, 0.0),
-                 axis="x", base: Optional[str] = None, target_link: Optional[str] = None,
+                 axis='x', base: Optional[str] = None, target_link: Optional[str] = None,
                  weight: float = 1.0, tolerance: float = 1e-4, priority: int = 0,
                  name: Optional[str] = None):
-        super().__init__(name or f"look_at:{link}", weight, priority)
+        super().__init__(name or f'look_at:{link}', weight, priority)
         self.linkage, self.link = linkage, link
         self.base = linkage.base_link if base is None else base
         linkage.link_index(link)
@@ -70,10 +83,10 @@ class LookAtTask(Task):
             linkage.link_index(target_link)
         self.tolerance = check_weight(tolerance, f"task '{self.name}' tolerance")
         if isinstance(axis, str):
-            if axis not in ("x", "y", "z"):
+            if axis not in ('x', 'y', 'z'):
                 raise InputError(f"task '{self.name}' axis: expected 'x', 'y', 'z' or 3 numbers,"
-                                 f" got {axis!r}")
-            a = np.eye(3)["xyz".index(axis)]
+                                 f' got {axis!r}')
+            a = np.eye(3)['xyz'.index(axis)]
         else:
             a = point3(axis, f"task '{self.name}' axis")
         norm = float(np.linalg.norm(a))
@@ -99,7 +112,7 @@ class LookAtTask(Task):
         p = point3(target, f"task '{self.name}' target")
         if self.target_link == self.link and np.linalg.norm(p) < MIN_DISTANCE:
             raise LinkError(self.link, f"look-at task '{self.name}': the target is the link's "
-                                       "own origin, so no direction is defined")
+                                       'own origin, so no direction is defined')
         self.target = p
 
     def _target_point(self, q: Array) -> Tuple[Array, Array]:
@@ -120,7 +133,7 @@ class LookAtTask(Task):
         if rho < MIN_DISTANCE:
             raise InputError(f"look-at task '{self.name}': the target {P.tolist()} is at the "
                              f"origin of link '{self.link}' (distance {rho:.3g} m), so no "
-                             "direction is defined; move the target or the link frame")
+                             'direction is defined; move the target or the link frame')
         d = diff / rho
         d_l = self._to_x @ (R.T @ d)             # direction in the (axis, u1, u2) basis
         swing = swing_log(np.column_stack((d_l, np.zeros(3), np.zeros(3))), 0)

@@ -1,4 +1,19 @@
-"""Position bound task: keep a point of a link inside a box, or on one side of a plane.
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Position bound task: keep a point of a link inside a box, or on one side of a plane.
 
 Inequality rows of the PDLS solver (the comparison types of the hierarchical solver of
 ``seeds/002``, see :mod:`pdls_ik.pdls.levels`): a row takes part only while it is violated (or
@@ -22,11 +37,10 @@ from __future__ import annotations
 from typing import Optional, Sequence, Tuple
 
 import numpy as np
-
 from pdls_ik.errors import InputError
 from pdls_ik.model.joints import skew
 from pdls_ik.pdls import GREATER_EQUAL, LESS_EQUAL
-from pdls_ik.tasks.base import TARGET, Array, Task, check_weight
+from pdls_ik.tasks.base import Array, check_weight, TARGET, Task
 from pdls_ik.tasks.com_task import point3
 
 
@@ -36,29 +50,28 @@ def _bounds(values, label: str, fill: float) -> Array:
     try:
         b = np.asarray([fill if v is None else v for v in values], dtype=float)
     except (TypeError, ValueError):
-        raise InputError(f"{label}: expected 3 numbers (x, y, z; None or ±inf for no bound), "
-                         f"got {values!r}") from None
+        raise InputError(f'{label}: expected 3 numbers (x, y, z; None or ±inf for no bound), '
+                         f'got {values!r}') from None
     if b.shape != (3,) or np.isnan(b).any():
-        raise InputError(f"{label}: expected 3 numbers (x, y, z; None or ±inf for no bound), "
-                         f"got {values!r}")
+        raise InputError(f'{label}: expected 3 numbers (x, y, z; None or ±inf for no bound), '
+                         f'got {values!r}')
     return b
 
 
 class PositionBoundTask(Task):
-    """A point of ``link`` kept inside a box or on one side of a plane (module docstring).
+    """
+    A point of ``link`` kept inside a box or on one side of a plane (module docstring).
 
     Give either ``lower``/``upper`` (box) or ``normal``/``offset`` (plane), not both.
 
-    Args:
-        linkage: the robot model.  link: the bounded link.
-        point: (3,) point in the link frame [m] (default its origin).
-        lower, upper: box bounds (3,) [m] in the base frame (None / ±inf: unbounded axis).
-        normal, offset: plane ``normal · x ≥ offset`` [m] in the base frame.
-        base: base frame; default the linkage's base link.
-        weight [1/m], tolerance [m] (largest violation counted as satisfied), priority.
+    :param linkage: the robot model.  link: the bounded link.
+    :param point: (3,) point in the link frame [m] (default its origin).
+    :param lower, upper: box bounds (3,) [m] in the base frame (None / ±inf: unbounded axis).
+    :param normal, offset: plane ``normal · x ≥ offset`` [m] in the base frame.
+    :param base: base frame; default the linkage's base link.
+    :param: weight [1/m], tolerance [m] (largest violation counted as satisfied), priority.
 
-    Raises:
-        InputError: no bound, both kinds, lower > upper, zero normal.  LinkError: unknown link.
+    :raises InputError: no bound, both kinds, lower > upper, zero normal.  LinkError: unknown link.
     """
 
     kind = TARGET
@@ -67,7 +80,7 @@ class PositionBoundTask(Task):
                  lower=None, upper=None, normal=None, offset: float = 0.0,
                  base: Optional[str] = None, weight: float = 1.0, tolerance: float = 1e-6,
                  priority: int = 0, name: Optional[str] = None):
-        super().__init__(name or f"bound:{link}", weight, priority)
+        super().__init__(name or f'bound:{link}', weight, priority)
         self.linkage, self.link = linkage, link
         self.base = linkage.base_link if base is None else base
         linkage.link_index(link)
@@ -77,7 +90,7 @@ class PositionBoundTask(Task):
         box = lower is not None or upper is not None
         if box == (normal is not None):
             raise InputError(f"task '{self.name}': give a box (lower/upper) or a plane "
-                             "(normal/offset), exactly one")
+                             '(normal/offset), exactly one')
         if box:
             lo = _bounds(lower, f"task '{self.name}' lower", -np.inf)
             hi = _bounds(upper, f"task '{self.name}' upper", np.inf)
@@ -108,7 +121,7 @@ class PositionBoundTask(Task):
         return len(self._offsets)
 
     def position(self, q: Array) -> Array:
-        """The bounded point (3,) [m] at q, in the base frame."""
+        """Return the bounded point (3,) [m] at q, in the base frame."""
         T = self.linkage.forward_kinematics(q, self.link, self.base)
         return T[:3, :3] @ self.point + T[:3, 3]
 

@@ -1,4 +1,19 @@
-"""Posture task: pull the joints toward preferred values, at the lowest priority.
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Posture task: pull the joints toward preferred values, at the lowest priority.
 
 Residual and Jacobian (n rows):
 
@@ -15,9 +30,8 @@ from __future__ import annotations
 from typing import Optional, Sequence, Tuple
 
 import numpy as np
-
 from pdls_ik.errors import InputError
-from pdls_ik.tasks.base import POSTURE, Array, Task
+from pdls_ik.tasks.base import Array, POSTURE, Task
 from pdls_ik.trajectory import joint_delta
 
 
@@ -30,18 +44,18 @@ def middle_of_limits(lower: Array, upper: Array) -> Array:
 
 
 class PostureTask(Task):
-    """Preferred joint values q* (n,), weight w ∈ (0, ∞) (a gain per iteration when ≤ 1).
+    """
+    Preferred joint values q* (n,), weight w ∈ (0, ∞) (a gain per iteration when ≤ 1).
 
-    Args:
-        linkage: the robot model (``lower``, ``upper``, ``continuous``, ``n``).
-        preferred: q* (n,); default :func:`middle_of_limits`.
-        weight: w; the posture variation is ``w (q* − q)``.
+    :param linkage: the robot model (``lower``, ``upper``, ``continuous``, ``n``).
+    :param preferred: q* (n,); default :func:`middle_of_limits`.
+    :param weight: w; the posture variation is ``w (q* − q)``.
     """
 
     kind = POSTURE
 
     def __init__(self, linkage, preferred: Optional[Sequence[float]] = None,
-                 weight: float = 0.1, name: str = "posture"):
+                 weight: float = 0.1, name: str = 'posture'):
         super().__init__(name, weight, priority=0)
         self.n = linkage.n
         self.continuous = np.asarray(linkage.continuous, dtype=bool)

@@ -1,4 +1,19 @@
-"""Relative frame task: the pose of one link in another *moving* link's frame.
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Relative frame task: the pose of one link in another *moving* link's frame.
 
 Examples: two-arm holding (the left hand's pose in the right hand's frame fixed, while both
 arms move), a tool held at a pose relative to a part carried by another arm. The residual is the
@@ -21,17 +36,16 @@ from pdls_ik.tasks.frame_task import FrameTask
 
 
 class RelativeFrameTask(FrameTask):
-    """Pose target of ``link`` expressed in the frame of ``relative_to``.
+    """
+    Pose target of ``link`` expressed in the frame of ``relative_to``.
 
-    Args:
-        linkage: the robot model.
-        link: controlled link.  relative_to: the moving reference link (must differ).
-        target: T* (4, 4) or (position, quaternion xyzw) of ``link`` in ``relative_to``;
-            None: keep the current relative pose, call :meth:`hold` or :meth:`set_target`.
-        Other arguments as :class:`~pdls_ik.tasks.FrameTask` (masks, weights, tolerances).
+    :param linkage: the robot model.
+    :param link: controlled link.  relative_to: the moving reference link (must differ).
+    :param target: T* (4, 4) or (position, quaternion xyzw) of ``link`` in ``relative_to``;
+        None: keep the current relative pose, call :meth:`hold` or :meth:`set_target`.
+    :param: Other arguments as :class:`~pdls_ik.tasks.FrameTask` (masks, weights, tolerances).
 
-    Raises:
-        LinkError: unknown link, or ``link`` equal to ``relative_to``.
+    :raises LinkError: unknown link, or ``link`` equal to ``relative_to``.
     """
 
     def __init__(self, linkage, link: str, relative_to: str, target=None,
@@ -41,10 +55,10 @@ class RelativeFrameTask(FrameTask):
                  position_tolerance: float = 1e-5, orientation_tolerance: float = 1e-4,
                  priority: int = 0, name: Optional[str] = None):
         if link == relative_to:
-            raise LinkError(link, "a relative frame task needs two different links")
+            raise LinkError(link, 'a relative frame task needs two different links')
         super().__init__(linkage, link, relative_to, target, position_mask, orientation_mask,
                          position_weight, orientation_weight, position_tolerance,
-                         orientation_tolerance, priority, name or f"relative:{link}@{relative_to}")
+                         orientation_tolerance, priority, name or f'relative:{link}@{relative_to}')
         self.relative_to = relative_to
 
     def hold(self, q) -> None:
