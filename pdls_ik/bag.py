@@ -1,4 +1,19 @@
-"""Write ROS 2 bags (MCAP storage) without ROS, with rosbags.
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Write ROS 2 bags (MCAP storage) without ROS, with rosbags.
 
     with BagWriter("out/demo.mcap") as bag:
         bag.write("/joint_states", msg, stamp_ns)
@@ -10,24 +25,23 @@ result is a rosbag2 folder (``metadata.yaml`` + ``.mcap`` file) that ``ros2 bag 
 """
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
+import shutil
 from typing import Any, Dict, Union
 
 from pdls_ik.errors import InputError
 
 
 class BagWriter:
-    """A rosbag2 writer with MCAP storage over one rosbags typestore.
+    """
+    A rosbag2 writer with MCAP storage over one rosbags typestore.
 
-    Args:
-        path: folder of the bag to create; an existing one is replaced when ``overwrite``.
-        typestore: rosbags typestore of the messages (default: ROS 2 Jazzy).
-        overwrite: remove an existing bag folder at ``path`` first.
+    :param path: folder of the bag to create; an existing one is replaced when ``overwrite``.
+    :param typestore: rosbags typestore of the messages (default: ROS 2 Jazzy).
+    :param overwrite: remove an existing bag folder at ``path`` first.
 
-    Raises:
-        InputError: ``path`` exists and is not a bag folder (never deleted), or exists
-            and ``overwrite`` is False.
+    :raises InputError: ``path`` exists and is not a bag folder (never deleted), or exists
+        and ``overwrite`` is False.
     """
 
     def __init__(self, path: Union[str, Path], typestore: Any = None, overwrite: bool = True):
@@ -36,10 +50,10 @@ class BagWriter:
 
         self.path = Path(path)
         if self.path.exists():
-            is_bag = self.path.is_dir() and (self.path / "metadata.yaml").is_file()
+            is_bag = self.path.is_dir() and (self.path / 'metadata.yaml').is_file()
             if not (overwrite and is_bag):
-                raise InputError(f"bag output {self.path}: already exists"
-                                 + ("" if is_bag else " and is not a rosbag2 folder"))
+                raise InputError(f'bag output {self.path}: already exists'
+                                 + ('' if is_bag else ' and is not a rosbag2 folder'))
             shutil.rmtree(self.path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.typestore = typestore if typestore is not None else get_typestore(Stores.ROS2_JAZZY)
@@ -50,7 +64,7 @@ class BagWriter:
         self._connections: Dict[str, Any] = {}
         self.counts: Dict[str, int] = {}
 
-    def __enter__(self) -> "BagWriter":
+    def __enter__(self) -> 'BagWriter':
         self._writer.open()
         return self
 

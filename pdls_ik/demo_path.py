@@ -1,4 +1,19 @@
-"""Goal paths for tracking demos: a figure-eight with a changing tool orientation.
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Goal paths for tracking demos: a figure-eight with a changing tool orientation.
 
 :class:`FigureEight` moves the goal on a lemniscate of Gerono around a centre pose (wide in base
 y, tall in base z, with a little depth in base x) while the tool rolls, pitches and yaws about
@@ -17,22 +32,22 @@ demanding. Measured over two loops (``pdls-ik demo``):
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
+import math
 from typing import Dict, Optional, Tuple
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.spatial.transform import Rotation
-
 from pdls_ik.tasks import middle_of_limits
+from scipy.spatial.transform import Rotation
 
 Array = NDArray[np.float64]
 
 
 @dataclass
 class FigureEight:
-    """Goal pose at time t [s] on a figure-eight around ``center`` (4, 4), base-frame axes.
+    """
+    Goal pose at time t [s] on a figure-eight around ``center`` (4, 4), base-frame axes.
 
     With the phase w = 2π t / period, the position offset is (depth sin 2w, width sin w,
     height sin 2w) [m] and the orientation is the centre's, turned first by the rotation vector
@@ -63,26 +78,27 @@ class FigureEight:
 #: bundled robots: home configuration (joint order of the bundled URDF, leading joints) and the
 #: figure-eight's size [m] and orientation swings [rad] (see the module doc for the Panda)
 PRESETS: Dict[str, dict] = {
-    "panda": {"home": [0.0, 0.1, 0.0, -1.75, 0.0, 2.6, 1.9],
-              "path": {"width": 0.15, "height": 0.08, "depth": 0.03,
-                       "roll": 0.4, "pitch": -0.12, "yaw": 0.2}},
+    'panda': {'home': [0.0, 0.1, 0.0, -1.75, 0.0, 2.6, 1.9],
+              'path': {'width': 0.15, 'height': 0.08, 'depth': 0.03,
+                       'roll': 0.4, 'pitch': -0.12, 'yaw': 0.2}},
 }
 
 
 def default_path(linkage, tip: str, base: Optional[str] = None, period: float = 5.0,
                  robot_name: Optional[str] = None) -> Tuple[FigureEight, Array]:
-    """The demo path for a robot and the home configuration q (n,) it starts from.
+    """
+    Return the demo path for a robot and the home configuration q (n,) it starts from.
 
     Bundled robots use their :data:`PRESETS`. Any other robot starts at :func:`dexterous_home`,
     with a path of 20 % × 10 % of the base-to-tip distance at home and swings of 0.2 rad; its
     feasibility depends on the robot, and the summary says how well it was tracked.
     """
-    preset = PRESETS.get(robot_name or "")
-    if preset is not None and len(preset["home"]) <= linkage.n:
+    preset = PRESETS.get(robot_name or '')
+    if preset is not None and len(preset['home']) <= linkage.n:
         home = middle_of_limits(linkage.lower, linkage.upper)
-        home[:len(preset["home"])] = preset["home"]
+        home[:len(preset['home'])] = preset['home']
         center = linkage.forward_kinematics(home, tip, base)
-        return FigureEight(center, period=period, **preset["path"]), home
+        return FigureEight(center, period=period, **preset['path']), home
     home = dexterous_home(linkage, tip, base)
     center = linkage.forward_kinematics(home, tip, base)
     reach = max(float(np.linalg.norm(center[:3, 3])), 0.1)
@@ -92,7 +108,8 @@ def default_path(linkage, tip: str, base: Optional[str] = None, period: float = 
 
 def dexterous_home(linkage, tip: str, base: Optional[str] = None, candidates: int = 64,
                    margin: float = 0.25) -> Array:
-    """A home configuration (n,) away from singularities and joint limits, reproducibly.
+    """
+    Return a home configuration (n,) away from singularities and joint limits, reproducibly.
 
     Among the middle of the joint limits and ``candidates`` configurations drawn (seeded
     generator) from the middle ``1 − 2·margin`` of each joint's range (continuous joints:

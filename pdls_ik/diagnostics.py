@@ -1,4 +1,19 @@
-"""Solver result → diagnostic status (ROS-free; shape of ``diagnostic_msgs/DiagnosticStatus``).
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Solver result → diagnostic status (ROS-free; shape of ``diagnostic_msgs/DiagnosticStatus``).
 
 Levels follow diagnostic_msgs: OK, WARN, ERROR, STALE. A solve that met its tolerances is OK, or
 WARN when the smallest singular value of a priority level is below :data:`NEAR_SINGULAR_SIGMA`
@@ -7,12 +22,12 @@ limits; a solve that did not meet its tolerances is ERROR. Values are strings, a
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
+import math
 from typing import Dict, Sequence
 
 OK, WARN, ERROR, STALE = 0, 1, 2, 3
-LEVEL_NAMES = {OK: "OK", WARN: "WARN", ERROR: "ERROR", STALE: "STALE"}
+LEVEL_NAMES = {OK: 'OK', WARN: 'WARN', ERROR: 'ERROR', STALE: 'STALE'}
 
 #: smallest singular value of a level's restricted Jacobian below which a WARN is raised
 NEAR_SINGULAR_SIGMA = 1e-2
@@ -20,30 +35,35 @@ NEAR_SINGULAR_SIGMA = 1e-2
 
 @dataclass
 class DiagnosticStatus:
-    """One diagnostic report: ``level`` (OK/WARN/ERROR/STALE), ``name``, ``message``,
-    ``hardware_id`` and string key-values."""
+    """
+    One diagnostic report.
+
+    ``level`` (OK/WARN/ERROR/STALE), ``name``, ``message``, ``hardware_id`` and string
+    key-values.
+    """
 
     level: int
     name: str
     message: str
-    hardware_id: str = ""
+    hardware_id: str = ''
     values: Dict[str, str] = field(default_factory=dict)
 
 
 def _fmt(x: float) -> str:
-    return "nan" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.6g}"
+    return 'nan' if x is None or (isinstance(x, float) and math.isnan(x)) else f'{x:.6g}'
 
 
 def _per_level(names: Sequence[str], values: Sequence[float], prefix: str) -> Dict[str, str]:
     out = {}
     for i, v in enumerate(values):
         label = names[i] if i < len(names) and names[i] else str(i)
-        out[f"{prefix} [{label}]"] = _fmt(float(v))
+        out[f'{prefix} [{label}]'] = _fmt(float(v))
     return out
 
 
-def status_from_result(result, name: str = "pdls_ik", hardware_id: str = "") -> DiagnosticStatus:
-    """Diagnostic status of an :class:`pdls_ik.ik.IKResult`.
+def status_from_result(result, name: str = 'pdls_ik', hardware_id: str = '') -> DiagnosticStatus:
+    """
+    Diagnostic status of an :class:`pdls_ik.ik.IKResult`.
 
     Key-values: ``status``, ``success``, ``iterations``, ``restarts``, ``solve time [ms]``,
     ``position error [m]``, ``orientation error [rad]``, ``residual [level]`` and
@@ -51,45 +71,45 @@ def status_from_result(result, name: str = "pdls_ik", hardware_id: str = "") -> 
     ``joints at limits`` (comma-separated names or "none"), and ``notes`` when the input was
     repaired (normalized quaternion, clamped seed).
     """
-    level_names = list(getattr(result, "level_names", []) or [])
-    sigmas = [float(s) for s in (getattr(result, "min_singular_values", None) or [])
+    level_names = list(getattr(result, 'level_names', []) or [])
+    sigmas = [float(s) for s in (getattr(result, 'min_singular_values', None) or [])
               if s is not None and math.isfinite(float(s)) and float(s) > 0.0]
-    sigma_min = min(sigmas) if sigmas else float("nan")
-    at_limits = list(getattr(result, "clamped_joints", None) or [])
+    sigma_min = min(sigmas) if sigmas else float('nan')
+    at_limits = list(getattr(result, 'clamped_joints', None) or [])
     values = {
-        "status": str(result.status),
-        "success": str(bool(result.success)).lower(),
-        "iterations": str(int(result.iterations)),
-        "restarts": str(int(getattr(result, "restarts", 0))),
-        "solve time [ms]": _fmt(1e3 * float(result.solve_time)),
-        "position error [m]": _fmt(float(result.position_error)),
-        "orientation error [rad]": _fmt(float(result.orientation_error)),
+        'status': str(result.status),
+        'success': str(bool(result.success)).lower(),
+        'iterations': str(int(result.iterations)),
+        'restarts': str(int(getattr(result, 'restarts', 0))),
+        'solve time [ms]': _fmt(1e3 * float(result.solve_time)),
+        'position error [m]': _fmt(float(result.position_error)),
+        'orientation error [rad]': _fmt(float(result.orientation_error)),
     }
-    values.update(_per_level(level_names, getattr(result, "residual_norms", []) or [],
-                             "residual"))
-    values.update(_per_level(level_names, getattr(result, "lambdas", []) or [], "lambda"))
-    values["min singular value"] = _fmt(sigma_min)
-    values["joints at limits"] = ", ".join(at_limits) if at_limits else "none"
-    notes = list(getattr(result, "notes", []) or [])
+    values.update(_per_level(level_names, getattr(result, 'residual_norms', []) or [],
+                             'residual'))
+    values.update(_per_level(level_names, getattr(result, 'lambdas', []) or [], 'lambda'))
+    values['min singular value'] = _fmt(sigma_min)
+    values['joints at limits'] = ', '.join(at_limits) if at_limits else 'none'
+    notes = list(getattr(result, 'notes', []) or [])
     if notes:
-        values["notes"] = "; ".join(notes)
+        values['notes'] = '; '.join(notes)
 
     if not result.success:
         level = ERROR
-        message = (f"no solution ({result.status}): position error "
-                   f"{_fmt(float(result.position_error))} m, orientation error "
-                   f"{_fmt(float(result.orientation_error))} rad")
+        message = (f'no solution ({result.status}): position error '
+                   f'{_fmt(float(result.position_error))} m, orientation error '
+                   f'{_fmt(float(result.orientation_error))} rad')
     elif sigmas and sigma_min < NEAR_SINGULAR_SIGMA:
-        level, message = WARN, f"solved near a singularity (min singular value {sigma_min:.3g})"
+        level, message = WARN, f'solved near a singularity (min singular value {sigma_min:.3g})'
     elif at_limits:
         level, message = WARN, f"solved with joints at limits: {', '.join(at_limits)}"
     else:
-        level, message = OK, f"solved in {int(result.iterations)} iterations"
+        level, message = OK, f'solved in {int(result.iterations)} iterations'
     return DiagnosticStatus(level, name, message, hardware_id, values)
 
 
-def error_status(message: str, name: str = "pdls_ik", hardware_id: str = "",
+def error_status(message: str, name: str = 'pdls_ik', hardware_id: str = '',
                  **values: object) -> DiagnosticStatus:
-    """An ERROR status for bad input (NaN goal, unknown frame, …); ``values`` become strings."""
+    """Build an ERROR status for bad input (NaN goal, unknown frame, …); values become strings."""
     return DiagnosticStatus(ERROR, name, message, hardware_id,
                             {str(k): str(v) for k, v in values.items()})

@@ -1,4 +1,19 @@
-"""One exception family for pdls_ik.
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+One exception family for pdls_ik.
 
 Every message names the offending element (joint, link, parameter, field, row) so that a user can
 fix the input without reading a traceback. A solver that does not converge is *not* an error: it
@@ -12,14 +27,14 @@ class PDLSIKError(Exception):
 
 
 class URDFError(PDLSIKError, ValueError):
-    """A robot description cannot be loaded (malformed XML, empty, broken tree, xacro leftovers)."""
+    """A robot description cannot be loaded: malformed XML, empty, broken tree, xacro leftovers."""
 
 
 class JointError(URDFError):
-    """A joint of the description is invalid (type, axis, limits, mimic, parent/child).
+    """
+    A joint of the description is invalid (type, axis, limits, mimic, parent/child).
 
-    Attributes:
-        joint: name of the offending joint.
+    :ivar joint: name of the offending joint.
     """
 
     def __init__(self, joint: str, message: str):
@@ -28,10 +43,10 @@ class JointError(URDFError):
 
 
 class LinkError(PDLSIKError, ValueError):
-    """A link name is unknown to the model, or a link is invalid in the description.
+    """
+    A link name is unknown to the model, or a link is invalid in the description.
 
-    Attributes:
-        link: the offending link name.
+    :ivar link: the offending link name.
     """
 
     def __init__(self, link: str, message: str):

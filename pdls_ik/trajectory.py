@@ -1,4 +1,19 @@
-"""Time-parameterized joint trajectories from one configuration to another (ROS-free).
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Time-parameterized joint trajectories from one configuration to another (ROS-free).
 
 The shape matches ``trajectory_msgs/JointTrajectory``: joint names and a list of points with
 positions, velocities, optional accelerations and ``time_from_start``. :func:`plan_to` moves all
@@ -9,13 +24,12 @@ round.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
+import math
 from typing import List, Optional, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
-
 from pdls_ik.errors import InputError
 
 _TWO_PI = 2.0 * math.pi
@@ -23,8 +37,12 @@ _TWO_PI = 2.0 * math.pi
 
 @dataclass
 class TrajectoryPoint:
-    """One waypoint: ``positions`` (n,) [rad or m], ``velocities`` (n,) [rad/s or m/s],
-    ``accelerations`` (n,) or None, and ``time_from_start`` [s]."""
+    """
+    One waypoint of a joint trajectory.
+
+    ``positions`` (n,) [rad or m], ``velocities`` (n,) [rad/s or m/s], ``accelerations`` (n,)
+    or None, and ``time_from_start`` [s].
+    """
 
     positions: NDArray[np.float64]
     velocities: NDArray[np.float64]
@@ -65,7 +83,8 @@ def joint_delta(q_from: NDArray[np.float64], q_to: NDArray[np.float64],
 
 
 def _trapezoid_timing(peak_rate: float, accel_rate: float) -> tuple:
-    """Duration and blend time of a unit-distance trapezoid with rate ≤ peak, acceleration ≤ accel.
+    """
+    Duration and blend time of a unit-distance trapezoid with rate ≤ peak, acceleration ≤ accel.
 
     Returns (T, t_blend) of the normalized path parameter s(t): 0 → 1.
     """
@@ -83,7 +102,7 @@ def _trapezoid_timing(peak_rate: float, accel_rate: float) -> tuple:
 
 
 def _profile(t: float, duration: float, t_blend: float) -> tuple:
-    """Normalized position, rate and acceleration (s, ṡ, s̈) of the trapezoid at time t."""
+    """Return the normalized position, rate and acceleration (s, ṡ, s̈) of the trapezoid at t."""
     peak = 1.0 / (duration - t_blend)
     accel = peak / t_blend
     if t <= 0.0:
@@ -101,43 +120,41 @@ def _profile(t: float, duration: float, t_blend: float) -> tuple:
 def plan_to(linkage, q_from: Sequence[float], q_to: Sequence[float],
             velocity_scaling: float = 1.0, max_acceleration: Optional[float] = None,
             min_duration: float = 0.0, num_points: Optional[int] = None) -> Trajectory:
-    """Plan a synchronized trapezoidal joint trajectory from ``q_from`` to ``q_to``.
+    """
+    Plan a synchronized trapezoidal joint trajectory from ``q_from`` to ``q_to``.
 
-    Args:
-        linkage: the robot model (uses ``joint_names``, ``velocity_limits``, ``continuous``).
-        q_from: start configuration (n,) [rad, m].
-        q_to: goal configuration (n,) [rad, m].
-        velocity_scaling: fraction (0, 1] of each joint's URDF velocity limit. Joints whose
-            limit is missing (0, negative or not finite) are not speed-limited.
-        max_acceleration: acceleration bound per joint [rad/s², m/s²], None or 0 for none (then
-            the profile blends over a third of the duration each end).
-        min_duration: lower bound on the duration [s] (e.g. the trajectory horizon).
-        num_points: number of points (≥ 2); default about one per 50 ms, 2…101.
+    :param linkage: the robot model (uses ``joint_names``, ``velocity_limits``, ``continuous``).
+    :param q_from: start configuration (n,) [rad, m].
+    :param q_to: goal configuration (n,) [rad, m].
+    :param velocity_scaling: fraction (0, 1] of each joint's URDF velocity limit. Joints whose
+        limit is missing (0, negative or not finite) are not speed-limited.
+    :param max_acceleration: acceleration bound per joint [rad/s², m/s²], None or 0 for none (then
+        the profile blends over a third of the duration each end).
+    :param min_duration: lower bound on the duration [s] (e.g. the trajectory horizon).
+    :param num_points: number of points (≥ 2); default about one per 50 ms, 2…101.
 
-    Returns:
-        A :class:`Trajectory` whose first point is ``q_from`` and last point is
+    :return: A :class:`Trajectory` whose first point is ``q_from`` and last point is
         ``q_from + Δ``, where Δ takes the short way round for continuous joints: the last point
         equals ``q_to`` exactly for other joints and modulo 2π for continuous ones (positions
         stay continuous, so a controller without angle wrap-around also turns the short way).
         Velocities are zero at both ends; all joints move on one shared time law, so the path
         is the straight segment in joint space and stays within the limits of its end points.
 
-    Raises:
-        InputError: wrong shapes, non-finite values, or scaling outside (0, 1].
+    :raises InputError: wrong shapes, non-finite values, or scaling outside (0, 1].
     """
     names = list(linkage.joint_names)
     n = len(names)
     q0 = np.asarray(q_from, dtype=float).reshape(-1)
     q1 = np.asarray(q_to, dtype=float).reshape(-1)
-    for label, q in (("q_from", q0), ("q_to", q1)):
+    for label, q in (('q_from', q0), ('q_to', q1)):
         if q.shape != (n,):
-            raise InputError(f"{label}: expected {n} joint values, got {q.size}")
+            raise InputError(f'{label}: expected {n} joint values, got {q.size}')
         if not np.all(np.isfinite(q)):
-            raise InputError(f"{label}: non-finite joint value")
+            raise InputError(f'{label}: non-finite joint value')
     if not 0.0 < velocity_scaling <= 1.0:
-        raise InputError(f"velocity_scaling: {velocity_scaling} is outside (0, 1]")
+        raise InputError(f'velocity_scaling: {velocity_scaling} is outside (0, 1]')
     if min_duration < 0.0 or not math.isfinite(min_duration):
-        raise InputError(f"min_duration: {min_duration} must be finite and >= 0")
+        raise InputError(f'min_duration: {min_duration} must be finite and >= 0')
 
     delta = joint_delta(q0, q1, np.asarray(linkage.continuous, dtype=bool))
     vmax = np.asarray(linkage.velocity_limits, dtype=float) * velocity_scaling
@@ -161,7 +178,7 @@ def plan_to(linkage, q_from: Sequence[float], q_to: Sequence[float],
         return Trajectory(names, [TrajectoryPoint(goal, zero, zero.copy(), 0.0)])
     count = num_points or int(min(max(math.ceil(duration / 0.05) + 1, 2), 101))
     if count < 2:
-        raise InputError(f"num_points: {count} must be at least 2")
+        raise InputError(f'num_points: {count} must be at least 2')
     points = []
     for t in np.linspace(0.0, duration, count):
         s, ds, dds = _profile(float(t), duration, t_blend)
@@ -173,14 +190,15 @@ def plan_to(linkage, q_from: Sequence[float], q_to: Sequence[float],
 
 
 def with_mimic_joints(linkage, trajectory: Trajectory) -> Trajectory:
-    """The trajectory with the linkage's mimic joints appended (after the active joints).
+    """
+    Return the trajectory with the linkage's mimic joints appended (after the active joints).
 
     A mimic joint follows its master: position ``m · q_master + offset``, velocity and
     acceleration ``m ·`` those of the master (URDF ``<mimic multiplier offset>``). Robot state
     publishers and recorders expect every joint of the description; controllers of the active
     joints ignore extra names only if configured to, so use this for joint states and logs.
     """
-    mimic = [j for j in getattr(linkage, "joints", []) if getattr(j, "mimic", None)]
+    mimic = [j for j in getattr(linkage, 'joints', []) if getattr(j, 'mimic', None)]
     if not mimic:
         return trajectory
     idx = np.array([j.index for j in mimic], dtype=int)

@@ -1,128 +1,144 @@
-"""Tests of the ``pdls-ik ik``, ``track`` and ``demo`` subcommands: exit codes, one-line
-errors without tracebacks, and the demo's bag read back with rosbags."""
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Tests of the ``pdls-ik ik``, ``track`` and ``demo`` subcommands.
+
+Exit codes, one-line errors without tracebacks, and the demo's bag read back with rosbags.
+"""
 import json
 
 import numpy as np
-import pytest
-
 from pdls_ik.cli import main
+import pytest
 
 
 def _run(capsys, *argv):
     code = main(list(argv))
     out, err = capsys.readouterr()
-    assert "Traceback" not in out + err
+    assert 'Traceback' not in out + err
     return code, out, err
 
 
 def test_ik_success_json_and_text(capsys):
-    code, out, _ = _run(capsys, "ik", "panda", "--pose", "0.4", "0.1", "0.5", "1", "0", "0",
-                        "0", "--timeout", "5", "--json")
+    code, out, _ = _run(capsys, 'ik', 'panda', '--pose', '0.4', '0.1', '0.5', '1', '0', '0',
+                        '0', '--timeout', '5', '--json')
     data = json.loads(out)
-    assert code == 0 and data["success"] is True and data["status"] == "converged"
-    assert set(data["q"]) >= {f"panda_joint{i}" for i in range(1, 8)}
-    assert data["position_error"] <= 1e-5 and data["orientation_error"] <= 1e-4
-    code, out, _ = _run(capsys, "ik", "panda", "--tip", "panda_link8", "--pose", "0.4", "0.1",
-                        "0.5", "1", "0", "0", "0", "--position-only", "--timeout", "5")
-    assert code == 0 and out.startswith("solution: converged") and "panda_joint4" in out
+    assert code == 0 and data['success'] is True and data['status'] == 'converged'
+    assert set(data['q']) >= {f'panda_joint{i}' for i in range(1, 8)}
+    assert data['position_error'] <= 1e-5 and data['orientation_error'] <= 1e-4
+    code, out, _ = _run(capsys, 'ik', 'panda', '--tip', 'panda_link8', '--pose', '0.4', '0.1',
+                        '0.5', '1', '0', '0', '0', '--position-only', '--timeout', '5')
+    assert code == 0 and out.startswith('solution: converged') and 'panda_joint4' in out
 
 
 def test_ik_no_solution_exit_1(capsys):
-    code, out, _ = _run(capsys, "ik", "panda", "--pose", "3", "0", "0.5", "1", "0", "0", "0",
-                        "--timeout", "0.01")
-    assert code == 1 and out.startswith("NO SOLUTION")
+    code, out, _ = _run(capsys, 'ik', 'panda', '--pose', '3', '0', '0.5', '1', '0', '0', '0',
+                        '--timeout', '0.01')
+    assert code == 1 and out.startswith('NO SOLUTION')
 
 
-@pytest.mark.parametrize("argv, fragment", [
-    (["ik", "panda", "--pose", "nan", "0", "0.5", "1", "0", "0", "0"], "position.x"),
-    (["ik", "panda", "--pose", "0.4", "0", "0.5", "0", "0", "0", "0"], "zero quaternion"),
-    (["ik", "panda", "--tip", "nolink", "--pose", "0.4", "0", "0.5", "1", "0", "0", "0"],
+@pytest.mark.parametrize('argv, fragment', [
+    (['ik', 'panda', '--pose', 'nan', '0', '0.5', '1', '0', '0', '0'], 'position.x'),
+    (['ik', 'panda', '--pose', '0.4', '0', '0.5', '0', '0', '0', '0'], 'zero quaternion'),
+    (['ik', 'panda', '--tip', 'nolink', '--pose', '0.4', '0', '0.5', '1', '0', '0', '0'],
      "link 'nolink'"),
-    (["ik", "no_such.urdf", "--tip", "a", "--pose", "0.4", "0", "0.5", "1", "0", "0", "0"],
-     "no_such.urdf"),
-    (["ik", "panda", "--pose", "0.4", "0", "0.5", "1", "0", "0", "0", "--seed", "0", "1"],
-     "seed: expected 8"),
-    (["ik", "panda", "--pose", "0.4", "0", "0.5", "1", "0", "0", "0", "--timeout", "0"],
-     "--timeout"),
+    (['ik', 'no_such.urdf', '--tip', 'a', '--pose', '0.4', '0', '0.5', '1', '0', '0', '0'],
+     'no_such.urdf'),
+    (['ik', 'panda', '--pose', '0.4', '0', '0.5', '1', '0', '0', '0', '--seed', '0', '1'],
+     'seed: expected 8'),
+    (['ik', 'panda', '--pose', '0.4', '0', '0.5', '1', '0', '0', '0', '--timeout', '0'],
+     '--timeout'),
 ])
 def test_ik_bad_input_exit_2_one_line(capsys, argv, fragment):
     code, out, err = _run(capsys, *argv)
     assert code == 2 and fragment in err
-    assert len(err.strip().splitlines()) == 1 and err.startswith("pdls-ik ik: error:")
+    assert len(err.strip().splitlines()) == 1 and err.startswith('pdls-ik ik: error:')
 
 
 def test_track_skips_bad_rows_and_goes_on(capsys, tmp_path):
-    goals = tmp_path / "goals.csv"
-    goals.write_text("# timed goals\nt,x,y,z,qx,qy,qz,qw\n0,0.4,0.1,0.5,1,0,0,0\n"
-                     "0.2,0.4,abc,0.5,1,0,0,0\n0.4,0.42,0.1,0.48,1,0,0,0\n"
-                     "0.5,0.4,0.1,0.5,0,0,0,0\n0.3,0.4,0.1,0.5,1,0,0,0\n")
-    code, out, err = _run(capsys, "track", "panda", "--goals", str(goals), "--rate", "50",
-                          "--settle", "0.5", "--out", str(tmp_path / "out"), "--no-progress")
+    goals = tmp_path / 'goals.csv'
+    goals.write_text('# timed goals\nt,x,y,z,qx,qy,qz,qw\n0,0.4,0.1,0.5,1,0,0,0\n'
+                     '0.2,0.4,abc,0.5,1,0,0,0\n0.4,0.42,0.1,0.48,1,0,0,0\n'
+                     '0.5,0.4,0.1,0.5,0,0,0,0\n0.3,0.4,0.1,0.5,1,0,0,0\n')
+    code, out, err = _run(capsys, 'track', 'panda', '--goals', str(goals), '--rate', '50',
+                          '--settle', '0.5', '--out', str(tmp_path / 'out'), '--no-progress')
     assert code == 0
     assert "row 2, column y: 'abc' is not a number" in err
-    assert "row 4, column qx..qw" in err and "zero quaternion" in err
-    assert "row 5, column t: time 0.3 goes backwards" in err
-    assert "goals: 2 used, 3 skipped" in out and "joint-limit violations:  0" in out
-    assert (tmp_path / "out" / "track.mcap" / "metadata.yaml").is_file()
-    js = tmp_path / "goals.json"
-    js.write_text(json.dumps({"goals": [{"t": 0, "position": [0.4, 0.1, 0.5],
-                                         "orientation_xyzw": [1, 0, 0, 0]},
-                                        {"t": 0.1, "position": [0.4, None, 0.5],
-                                         "orientation_xyzw": [1, 0, 0, 0]}]}))
-    code, out, err = _run(capsys, "track", "panda", "--goals", str(js), "--rate", "50",
-                          "--settle", "0.2", "--out", str(tmp_path / "o2"), "--no-progress")
-    assert code == 0 and "row 2, column y" in err
-    bad = tmp_path / "bad.csv"
-    bad.write_text("a,b\n1,2\n")
-    code, _, err = _run(capsys, "track", "panda", "--goals", str(bad), "--no-progress")
-    assert code == 2 and "CSV header lacks column(s) t, x" in err
+    assert 'row 4, column qx..qw' in err and 'zero quaternion' in err
+    assert 'row 5, column t: time 0.3 goes backwards' in err
+    assert 'goals: 2 used, 3 skipped' in out and 'joint-limit violations:  0' in out
+    assert (tmp_path / 'out' / 'track.mcap' / 'metadata.yaml').is_file()
+    js = tmp_path / 'goals.json'
+    js.write_text(json.dumps({'goals': [{'t': 0, 'position': [0.4, 0.1, 0.5],
+                                         'orientation_xyzw': [1, 0, 0, 0]},
+                                        {'t': 0.1, 'position': [0.4, None, 0.5],
+                                         'orientation_xyzw': [1, 0, 0, 0]}]}))
+    code, out, err = _run(capsys, 'track', 'panda', '--goals', str(js), '--rate', '50',
+                          '--settle', '0.2', '--out', str(tmp_path / 'o2'), '--no-progress')
+    assert code == 0 and 'row 2, column y' in err
+    bad = tmp_path / 'bad.csv'
+    bad.write_text('a,b\n1,2\n')
+    code, _, err = _run(capsys, 'track', 'panda', '--goals', str(bad), '--no-progress')
+    assert code == 2 and 'CSV header lacks column(s) t, x' in err
 
 
 def test_demo_writes_bag_that_reads_back(capsys, tmp_path):
     from rosbags.highlevel import AnyReader
     from rosbags.typesys import Stores, get_typestore
 
-    out = tmp_path / "out"
-    code, text, _ = _run(capsys, "demo", "--out", str(out), "--duration", "1.0", "--rate",
-                         "50", "--no-progress")
+    out = tmp_path / 'out'
+    code, text, _ = _run(capsys, 'demo', '--out', str(out), '--duration', '1.0', '--rate',
+                         '50', '--no-progress')
     assert code == 0
-    for key in ("cycles:                  50", "success rate:", "p50", "p99",
-                "max position error:", "max orientation error:", "joint-limit violations:  0",
-                "largest joint step:"):
+    for key in ('cycles:                  50', 'success rate:', 'p50', 'p99',
+                'max position error:', 'max orientation error:', 'joint-limit violations:  0',
+                'largest joint step:'):
         assert key in text
-    assert (out / "demo.png").stat().st_size > 10000
-    bag = out / "demo.mcap"
-    assert list(bag.glob("*.mcap"))
+    assert (out / 'demo.png').stat().st_size > 10000
+    bag = out / 'demo.mcap'
+    assert list(bag.glob('*.mcap'))
     with AnyReader([bag], default_typestore=get_typestore(Stores.ROS2_JAZZY)) as reader:
         topics = {c.topic: (c.msgtype, c.msgcount) for c in reader.connections}
-        assert topics == {"/goal_pose": ("geometry_msgs/msg/PoseStamped", 50),
-                          "/joint_states": ("sensor_msgs/msg/JointState", 50),
-                          "/joint_trajectory": ("trajectory_msgs/msg/JointTrajectory", 50),
-                          "/diagnostics": ("diagnostic_msgs/msg/DiagnosticArray", 50)}
+        assert topics == {'/goal_pose': ('geometry_msgs/msg/PoseStamped', 50),
+                          '/joint_states': ('sensor_msgs/msg/JointState', 50),
+                          '/joint_trajectory': ('trajectory_msgs/msg/JointTrajectory', 50),
+                          '/diagnostics': ('diagnostic_msgs/msg/DiagnosticArray', 50)}
         stamps, names, levels, goal0 = [], None, [], None
         for conn, t_ns, raw in reader.messages():
             msg = reader.deserialize(raw, conn.msgtype)
-            if conn.topic == "/joint_states":
+            if conn.topic == '/joint_states':
                 names = list(msg.name)
                 assert msg.header.stamp.sec * 10**9 + msg.header.stamp.nanosec == t_ns
                 stamps.append(t_ns)
-            if conn.topic == "/goal_pose" and goal0 is None:
+            if conn.topic == '/goal_pose' and goal0 is None:
                 goal0 = msg
-            if conn.topic == "/diagnostics":
+            if conn.topic == '/diagnostics':
                 levels.append(int(msg.status[0].level))
                 keys = {kv.key for kv in msg.status[0].values}
-                assert {"status", "iterations", "min singular value"} <= keys
-            if conn.topic == "/joint_trajectory":
-                assert list(msg.joint_names)[:7] == [f"panda_joint{i}" for i in range(1, 8)]
+                assert {'status', 'iterations', 'min singular value'} <= keys
+            if conn.topic == '/joint_trajectory':
+                assert list(msg.joint_names)[:7] == [f'panda_joint{i}' for i in range(1, 8)]
                 assert msg.points[-1].time_from_start.sec * 1e9 + \
                     msg.points[-1].time_from_start.nanosec >= 0.1e9 - 1
-    assert names[:7] == [f"panda_joint{i}" for i in range(1, 8)]
-    assert "panda_finger_joint2" in names                      # mimic joint listed too
+    assert names[:7] == [f'panda_joint{i}' for i in range(1, 8)]
+    assert 'panda_finger_joint2' in names                      # mimic joint listed too
     assert np.allclose(np.diff(stamps), 0.02e9, atol=2)        # 50 Hz, exact stamps
-    assert goal0.header.frame_id == "panda_link0"
+    assert goal0.header.frame_id == 'panda_link0'
     assert set(levels) <= {0, 1, 2}
 
 
 def test_demo_bad_arguments(capsys):
-    code, _, err = _run(capsys, "demo", "--duration", "-1", "--no-progress")
-    assert code == 2 and "--duration" in err
+    code, _, err = _run(capsys, 'demo', '--duration', '-1', '--no-progress')
+    assert code == 2 and '--duration' in err

@@ -1,96 +1,109 @@
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 """``pdls-ik info`` and ``pdls-ik fk`` through the dispatcher: output, exit codes, no traceback."""
 from __future__ import annotations
 
 import json
 
 import numpy as np
-import pytest
-from scipy.spatial.transform import Rotation
-
 from pdls_ik.cli import main
 from pdls_ik.model import load_urdf
 from pdls_ik.resources import bundled_urdf
+import pytest
+from scipy.spatial.transform import Rotation
 
 
 def _run(capsys, *argv):
     code = main(list(argv))
     out, err = capsys.readouterr()
-    assert "Traceback" not in out + err
+    assert 'Traceback' not in out + err
     return code, out, err
 
 
 def test_info_lists_joints_limits_and_tree(capsys):
-    code, out, _ = _run(capsys, "info", "ur5")
+    code, out, _ = _run(capsys, 'info', 'ur5')
     assert code == 0
-    assert "6 active joints" in out and "root world" in out
-    assert "elbow_joint" in out and "-3.142" in out
-    assert "├── ee_link  [ee_fixed_joint: fixed]" in out
-    assert "└── tool0  [wrist_3_link-tool0_fixed_joint: fixed]" in out
+    assert '6 active joints' in out and 'root world' in out
+    assert 'elbow_joint' in out and '-3.142' in out
+    assert '├── ee_link  [ee_fixed_joint: fixed]' in out
+    assert '└── tool0  [wrist_3_link-tool0_fixed_joint: fixed]' in out
 
 
 def test_info_json_reports_mimic_and_unbounded(capsys):
-    code, out, _ = _run(capsys, "info", str(bundled_urdf("bimanual")), "--json")
+    code, out, _ = _run(capsys, 'info', str(bundled_urdf('bimanual')), '--json')
     assert code == 0
     info = json.loads(out)
-    assert info["dof"] == 11 and info["root_link"] == "base_link"
-    wrist = next(j for j in info["joints"] if j["name"] == "l_wrist_roll")
-    assert wrist["type"] == "continuous" and wrist["lower"] == "-inf"
-    finger = next(e for e in info["tree"] if e["joint"] == "l_finger_b_joint")
-    assert finger["mimic"] == "l_finger_a_joint" and finger["multiplier"] == -1
+    assert info['dof'] == 11 and info['root_link'] == 'base_link'
+    wrist = next(j for j in info['joints'] if j['name'] == 'l_wrist_roll')
+    assert wrist['type'] == 'continuous' and wrist['lower'] == '-inf'
+    finger = next(e for e in info['tree'] if e['joint'] == 'l_finger_b_joint')
+    assert finger['mimic'] == 'l_finger_a_joint' and finger['multiplier'] == -1
 
 
 def test_fk_json_matches_the_model(capsys):
     q = [0.1, -0.5, 0.2, -2.0, 0.3, 1.5, 0.7, 0.02]
-    code, out, _ = _run(capsys, "fk", "panda", "panda_link8", "--json", "--q",
+    code, out, _ = _run(capsys, 'fk', 'panda', 'panda_link8', '--json', '--q',
                         *map(str, q))
     assert code == 0
     result = json.loads(out)
-    T = load_urdf(bundled_urdf("panda")).forward_kinematics(q, "panda_link8")
-    np.testing.assert_allclose(result["matrix"], T, atol=1e-15)
-    np.testing.assert_allclose(result["position"], T[:3, 3], atol=1e-15)
-    quat = np.array(result["quaternion_xyzw"])
+    T = load_urdf(bundled_urdf('panda')).forward_kinematics(q, 'panda_link8')
+    np.testing.assert_allclose(result['matrix'], T, atol=1e-15)
+    np.testing.assert_allclose(result['position'], T[:3, 3], atol=1e-15)
+    quat = np.array(result['quaternion_xyzw'])
     np.testing.assert_allclose(Rotation.from_quat(quat).as_matrix(), T[:3, :3], atol=1e-12)
-    assert result["base"] == "panda_link0"
+    assert result['base'] == 'panda_link0'
 
 
 def test_fk_text_with_base_and_default_zero_q(capsys):
-    code, out, _ = _run(capsys, "fk", "ur5", "ee_link", "--base", "base_link")
+    code, out, _ = _run(capsys, 'fk', 'ur5', 'ee_link', '--base', 'base_link')
     assert code == 0
     # UR5 at zero: ee at x = 0.425 + 0.39225, y = 0.10915 + 0.0823, z = 0.089159 - 0.09465
-    assert "position (m):        0.817250 0.191450 -0.005491" in out
-    assert "quaternion (x y z w):" in out
+    assert 'position (m):        0.817250 0.191450 -0.005491' in out
+    assert 'quaternion (x y z w):' in out
 
 
-@pytest.mark.parametrize("argv,message", [
-    (["fk", "ur5", "ee_link", "--q", "0", "1"], "expected (6,)"),
-    (["fk", "ur5", "ee_link", "--q", "0", "0", "0", "0", "0", "nan"], "wrist_3_joint"),
-    (["fk", "ur5", "ee_link", "--q", "0", "0", "0", "0", "0", "x"], "'x'"),
-    (["fk", "ur5", "fubar_link"], "fubar_link"),
-    (["fk", "ur5", "ee_link", "--base", "nowhere"], "nowhere"),
-    (["info", "no_such_robot.urdf"], "no_such_robot.urdf"),
-    (["info", "ur5", "--base", "nowhere"], "nowhere"),
+@pytest.mark.parametrize('argv,message', [
+    (['fk', 'ur5', 'ee_link', '--q', '0', '1'], 'expected (6,)'),
+    (['fk', 'ur5', 'ee_link', '--q', '0', '0', '0', '0', '0', 'nan'], 'wrist_3_joint'),
+    (['fk', 'ur5', 'ee_link', '--q', '0', '0', '0', '0', '0', 'x'], "'x'"),
+    (['fk', 'ur5', 'fubar_link'], 'fubar_link'),
+    (['fk', 'ur5', 'ee_link', '--base', 'nowhere'], 'nowhere'),
+    (['info', 'no_such_robot.urdf'], 'no_such_robot.urdf'),
+    (['info', 'ur5', '--base', 'nowhere'], 'nowhere'),
 ])
 def test_bad_input_is_one_line_and_exit_2(capsys, argv, message):
     code, out, err = _run(capsys, *argv)
-    assert code == 2 and out == ""
+    assert code == 2 and out == ''
     assert len(err.strip().splitlines()) == 1 and message in err
 
 
-@pytest.mark.parametrize("case,file,message", [
-    ("C02", "axis_zero.urdf", "shoulder"),
-    ("C03", "revolute_no_limit.urdf", "elbow"),
-    ("C09", "two_roots.urdf", "gripper_adapter"),
-    ("C10", "unexpanded_xacro.urdf", "${column_height/2}"),
+@pytest.mark.parametrize('case,file,message', [
+    ('C02', 'axis_zero.urdf', 'shoulder'),
+    ('C03', 'revolute_no_limit.urdf', 'elbow'),
+    ('C09', 'two_roots.urdf', 'gripper_adapter'),
+    ('C10', 'unexpanded_xacro.urdf', '${column_height/2}'),
 ])
 def test_broken_descriptions_are_one_line_and_exit_2(capsys, case_dir, case, file, message):
-    code, out, err = _run(capsys, "info", str(case_dir(case) / file))
-    assert code == 2 and out == ""
+    code, out, err = _run(capsys, 'info', str(case_dir(case) / file))
+    assert code == 2 and out == ''
     assert len(err.strip().splitlines()) == 1 and message in err
 
 
 def test_malformed_and_empty_files(capsys, tmp_path):
-    (tmp_path / "bad.urdf").write_text("<robot name='x'><link name='a'>")
-    (tmp_path / "empty.urdf").write_text("")
-    for name, message in (("bad.urdf", "not well-formed"), ("empty.urdf", "empty")):
-        code, _, err = _run(capsys, "fk", str(tmp_path / name), "a")
+    (tmp_path / 'bad.urdf').write_text("<robot name='x'><link name='a'>")
+    (tmp_path / 'empty.urdf').write_text('')
+    for name, message in (('bad.urdf', 'not well-formed'), ('empty.urdf', 'empty')):
+        code, _, err = _run(capsys, 'fk', str(tmp_path / name), 'a')
         assert code == 2 and message in err

@@ -1,17 +1,30 @@
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 """Tests of pdls_ik.trajectory: velocity and acceleration limits, short way round, end points."""
 import math
 from types import SimpleNamespace
 
 import numpy as np
-import pytest
-
 from pdls_ik.errors import InputError
-from pdls_ik.trajectory import Trajectory, joint_delta, plan_to, wrap_angle
+from pdls_ik.trajectory import joint_delta, plan_to, Trajectory, wrap_angle
+import pytest
 
 
 def _linkage(vel=(2.0, 1.0, 0.5), continuous=(False, False, True)):
     n = len(vel)
-    return SimpleNamespace(joint_names=[f"j{i}" for i in range(n)],
+    return SimpleNamespace(joint_names=[f'j{i}' for i in range(n)],
                            velocity_limits=np.array(vel, dtype=float),
                            continuous=np.array(continuous, dtype=bool),
                            lower=np.array([-2.0] * (n - 1) + [-np.inf]),
@@ -64,7 +77,7 @@ def test_end_points_and_zero_end_velocities():
     assert traj.points[0].time_from_start == 0.0
     times = [p.time_from_start for p in traj.points]
     assert all(b > a for a, b in zip(times, times[1:]))
-    assert traj.joint_names == ["j0", "j1", "j2"]
+    assert traj.joint_names == ['j0', 'j1', 'j2']
 
 
 def test_joint_limits_respected_along_path():
@@ -124,9 +137,9 @@ def test_min_duration_stretches_and_noop_returns_goal():
 
 def test_bad_input():
     link = _linkage()
-    with pytest.raises(InputError, match="q_to"):
+    with pytest.raises(InputError, match='q_to'):
         plan_to(link, np.zeros(3), np.zeros(2))
-    with pytest.raises(InputError, match="q_from"):
+    with pytest.raises(InputError, match='q_from'):
         plan_to(link, [np.nan, 0, 0], np.zeros(3))
-    with pytest.raises(InputError, match="velocity_scaling"):
+    with pytest.raises(InputError, match='velocity_scaling'):
         plan_to(link, np.zeros(3), np.ones(3), velocity_scaling=0.0)

@@ -1,4 +1,19 @@
-"""The ``pdls-ik`` command: one subcommand per module of this package.
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The ``pdls-ik`` command: one subcommand per module of this package.
 
 Each subcommand module defines ``add_parser(subparsers)`` (registers its argparse parser) and
 ``run(args) -> int`` (the exit status). Errors of the :mod:`pdls_ik.errors` family, and files
@@ -7,20 +22,20 @@ that cannot be read, become one readable line on stderr and exit status 2, never
 from __future__ import annotations
 
 import argparse
-import sys
 from importlib import import_module
+import sys
 from typing import Optional, Sequence
 
 from pdls_ik.errors import PDLSIKError
 
 #: subcommand name -> module (under pdls_ik.cli) implementing it
 SUBCOMMANDS = {
-    "info": "info",
-    "fk": "fk",
-    "ik": "ik",
-    "track": "track",
-    "demo": "demo",
-    "bench": "bench",
+    'info': 'info',
+    'fk': 'fk',
+    'ik': 'ik',
+    'track': 'track',
+    'demo': 'demo',
+    'bench': 'bench',
 }
 
 EXIT_OK, EXIT_NO_SOLUTION, EXIT_BAD_INPUT = 0, 1, 2
@@ -28,15 +43,15 @@ EXIT_OK, EXIT_NO_SOLUTION, EXIT_BAD_INPUT = 0, 1, 2
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="pdls-ik",
-        description="Inverse kinematics by Prioritized Damped Least Squares.")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+        prog='pdls-ik',
+        description='Inverse kinematics by Prioritized Damped Least Squares.')
+    sub = parser.add_subparsers(dest='command', metavar='COMMAND')
     sub.required = True
     for name, module in SUBCOMMANDS.items():
         try:
-            mod = import_module(f"pdls_ik.cli.{module}")
+            mod = import_module(f'pdls_ik.cli.{module}')
         except ModuleNotFoundError as exc:
-            if exc.name != f"pdls_ik.cli.{module}":
+            if exc.name != f'pdls_ik.cli.{module}':
                 raise
             continue  # subcommand not built yet
         sub_parser = mod.add_parser(sub)
@@ -51,17 +66,17 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         return int(args._run(args))
     except PDLSIKError as exc:
-        print(f"pdls-ik {args.command}: error: {exc}", file=sys.stderr)
+        print(f'pdls-ik {args.command}: error: {exc}', file=sys.stderr)
         return EXIT_BAD_INPUT
     except OSError as exc:
-        name = exc.filename if exc.filename is not None else ""
-        print(f"pdls-ik {args.command}: error: {exc.strerror or exc}: {name}".rstrip(": "),
+        name = exc.filename if exc.filename is not None else ''
+        print(f'pdls-ik {args.command}: error: {exc.strerror or exc}: {name}'.rstrip(': '),
               file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
-        print(f"pdls-ik {args.command}: interrupted", file=sys.stderr)
+        print(f'pdls-ik {args.command}: interrupted', file=sys.stderr)
         return 130
 
 
-if __name__ == "__main__":
+if __name__ == '__main__':
     sys.exit(main())

@@ -1,3 +1,17 @@
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 """Helpers shared by the ``ik``, ``track`` and ``demo`` subcommands: robot, config, solver."""
 from __future__ import annotations
 
@@ -14,12 +28,12 @@ from pdls_ik.resources import BUNDLED_ROBOTS, urdf_path
 def add_robot_arguments(parser: argparse.ArgumentParser, urdf_positional: bool = True) -> None:
     """URDF (positional or --urdf), --tip, --base, --config."""
     if urdf_positional:
-        parser.add_argument("urdf", help="URDF file or bundled robot name "
+        parser.add_argument('urdf', help='URDF file or bundled robot name '
                                          f"({', '.join(BUNDLED_ROBOTS)})")
-    parser.add_argument("--tip", help="controlled link (default: the bundled robot's tip, "
-                                      "else tip_link of the config)")
-    parser.add_argument("--base", help="frame of the goals (default: the URDF root link)")
-    parser.add_argument("--config", help="YAML parameter file (default: built-in defaults)")
+    parser.add_argument('--tip', help="controlled link (default: the bundled robot's tip, "
+                                      'else tip_link of the config)')
+    parser.add_argument('--base', help='frame of the goals (default: the URDF root link)')
+    parser.add_argument('--config', help='YAML parameter file (default: built-in defaults)')
 
 
 def make_solver(urdf: str, tip: Optional[str], base: Optional[str],
@@ -28,8 +42,8 @@ def make_solver(urdf: str, tip: Optional[str], base: Optional[str],
     robot = load_urdf(urdf_path(urdf))
     config = load_config(config_path) if config_path else IKConfig()
     if not tip:
-        key = str(urdf)[:-5] if str(urdf).endswith(".urdf") else str(urdf)
-        tip = config.tip_link or (BUNDLED_ROBOTS[key][1] if key in BUNDLED_ROBOTS else "")
+        key = str(urdf)[:-5] if str(urdf).endswith('.urdf') else str(urdf)
+        tip = config.tip_link or (BUNDLED_ROBOTS[key][1] if key in BUNDLED_ROBOTS else '')
     if not tip:
         raise ConfigError("parameter 'tip_link': give --tip LINK (no default for this robot)")
     overrides = {k: v for k, v in overrides.items() if v is not None}

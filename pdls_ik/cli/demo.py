@@ -1,4 +1,19 @@
-"""``pdls-ik demo``: a robot tracks a figure-eight goal path; summary, ROS 2 bag and plot.
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+``pdls-ik demo``: a robot tracks a figure-eight goal path; summary, ROS 2 bag and plot.
 
 With no argument the bundled Panda tracks the path of :mod:`pdls_ik.demo_path` at 100 Hz for
 10 s (two loops), passing within a few degrees of its wrist singularity and of a joint limit.
@@ -23,54 +38,54 @@ from pdls_ik.plot import plot_tracking
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(
-        "demo", help="track a figure-eight goal path; write a bag, a plot and a summary",
-        description="Tracking demo: the robot (default: the bundled Panda) follows a "
-                    "figure-eight with changing orientation; writes OUT/demo.mcap and "
-                    "OUT/demo.png.")
-    parser.add_argument("--urdf", default="panda", help="URDF file or bundled robot name "
-                                                        "(default: panda)")
+        'demo', help='track a figure-eight goal path; write a bag, a plot and a summary',
+        description='Tracking demo: the robot (default: the bundled Panda) follows a '
+                    'figure-eight with changing orientation; writes OUT/demo.mcap and '
+                    'OUT/demo.png.')
+    parser.add_argument('--urdf', default='panda', help='URDF file or bundled robot name '
+                                                        '(default: panda)')
     add_robot_arguments(parser, urdf_positional=False)
-    parser.add_argument("--out", default="pdls_ik_out", help="output folder (default: "
-                                                             "pdls_ik_out)")
-    parser.add_argument("--duration", type=float, default=10.0, help="seconds (default 10)")
-    parser.add_argument("--rate", type=float, default=100.0, help="tracking rate in Hz "
-                                                                  "(default 100)")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument('--out', default='pdls_ik_out', help='output folder (default: '
+                                                             'pdls_ik_out)')
+    parser.add_argument('--duration', type=float, default=10.0, help='seconds (default 10)')
+    parser.add_argument('--rate', type=float, default=100.0, help='tracking rate in Hz '
+                                                                  '(default 100)')
+    parser.add_argument('--no-progress', action='store_true', help='no progress bar')
     return parser
 
 
 def run(args: argparse.Namespace) -> int:
     if not 0.0 < args.duration <= 3600.0:
-        raise InputError(f"--duration: {args.duration} must be in (0, 3600] seconds")
+        raise InputError(f'--duration: {args.duration} must be in (0, 3600] seconds')
     if not 0.0 < args.rate <= 10000.0:
-        raise InputError(f"--rate: {args.rate} must be in (0, 10000] Hz")
+        raise InputError(f'--rate: {args.rate} must be in (0, 10000] Hz')
     solver = make_solver(args.urdf, args.tip, args.base, args.config,
                          tracking_rate=args.rate)
     dof = solver.chain_variables.size
     if dof < 6 and not solver.config.position_only:
-        print(f"note: {dof} joints from {solver.base_link} to {solver.tip_link} cannot follow "
-              f"a full pose path; tracking the position only (position_only: true)")
+        print(f'note: {dof} joints from {solver.base_link} to {solver.tip_link} cannot follow '
+              f'a full pose path; tracking the position only (position_only: true)')
         solver = make_solver(args.urdf, args.tip, args.base, args.config,
                              tracking_rate=args.rate, position_only=True)
     robot_name = Path(str(args.urdf)).stem if not Path(str(args.urdf)).is_file() else None
     path, home = default_path(solver.linkage, solver.tip_link, solver.base_link,
                               robot_name=robot_name)
-    print(f"pdls-ik demo: {solver.linkage.name}, {solver.base_link} -> {solver.tip_link}, "
-          f"{args.rate:g} Hz for {args.duration:g} s")
+    print(f'pdls-ik demo: {solver.linkage.name}, {solver.base_link} -> {solver.tip_link}, '
+          f'{args.rate:g} Hz for {args.duration:g} s')
     start_ns = wall_start_ns()
     log = run_tracking(solver, path.pose, home, args.rate, args.duration,
                        progress=not args.no_progress)
     summary = summarize(log, solver)
     print_summary(summary)
     out = Path(args.out)
-    counts = write_bag(log, solver, out / "demo.mcap", start_ns)
+    counts = write_bag(log, solver, out / 'demo.mcap', start_ns)
     plot_tracking(log.arrays(), log.joint_names, log.level_names, solver.lower, solver.upper,
-                  out / "demo.png", title=f"pdls_ik demo: {solver.linkage.name} "
-                                          f"{solver.tip_link}, {args.rate:g} Hz",
+                  out / 'demo.png', title=f'pdls_ik demo: {solver.linkage.name} '
+                                          f'{solver.tip_link}, {args.rate:g} Hz',
                   tolerances=(solver.config.position_tolerance,
                               solver.config.orientation_tolerance))
     print(f"wrote {out / 'demo.mcap'} ({', '.join(f'{k} {v}' for k, v in counts.items())})")
     print(f"wrote {out / 'demo.png'}")
-    ok = summary["joint_limit_violations"] == 0 and \
-        summary["largest_step_over_velocity_bound"] <= 1.0 + 1e-9
+    ok = summary['joint_limit_violations'] == 0 and \
+        summary['largest_step_over_velocity_bound'] <= 1.0 + 1e-9
     return 0 if ok else 1

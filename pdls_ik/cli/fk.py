@@ -1,28 +1,41 @@
-"""``pdls-ik fk URDF LINK --q ...``: forward kinematics of one link (pose, position, quaternion)."""
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""``pdls-ik fk URDF LINK --q ...``: forward kinematics of one link: pose, position, quaternion."""
 from __future__ import annotations
 
 import argparse
 import json
 
 import numpy as np
-from scipy.spatial.transform import Rotation
-
 from pdls_ik.errors import InputError
 from pdls_ik.model import load_urdf
 from pdls_ik.resources import urdf_path
+from scipy.spatial.transform import Rotation
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(
-        "fk", help="forward kinematics of one link",
-        description="Pose of LINK in the base frame for the joint values --q (radians, metres, "
+        'fk', help='forward kinematics of one link',
+        description='Pose of LINK in the base frame for the joint values --q (radians, metres, '
                     "in the order printed by 'pdls-ik info'). Quaternion order: x y z w.")
-    parser.add_argument("urdf", help="URDF file or bundled robot name")
-    parser.add_argument("link", help="link whose pose is computed")
-    parser.add_argument("--q", nargs="*", default=None, metavar="V",
-                        help="joint values (default: all zero)")
-    parser.add_argument("--base", help="frame of the result (default: the root link)")
-    parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+    parser.add_argument('urdf', help='URDF file or bundled robot name')
+    parser.add_argument('link', help='link whose pose is computed')
+    parser.add_argument('--q', nargs='*', default=None, metavar='V',
+                        help='joint values (default: all zero)')
+    parser.add_argument('--base', help='frame of the result (default: the root link)')
+    parser.add_argument('--json', action='store_true', help='print JSON instead of text')
     return parser
 
 
@@ -32,7 +45,7 @@ def _parse_q(values, robot) -> np.ndarray:
     try:
         q = np.array([float(v) for v in values])
     except ValueError as exc:
-        raise InputError(f"--q: {exc}") from None
+        raise InputError(f'--q: {exc}') from None
     return robot.check_q(q)
 
 
@@ -43,15 +56,15 @@ def run(args: argparse.Namespace) -> int:
     T = robot.forward_kinematics(q, args.link, base)
     quat = Rotation.from_matrix(T[:3, :3]).as_quat()
     if args.json:
-        print(json.dumps({"link": args.link, "base": base, "q": q.tolist(),
-                          "joint_names": robot.joint_names, "matrix": T.tolist(),
-                          "position": T[:3, 3].tolist(), "quaternion_xyzw": quat.tolist()},
+        print(json.dumps({'link': args.link, 'base': base, 'q': q.tolist(),
+                          'joint_names': robot.joint_names, 'matrix': T.tolist(),
+                          'position': T[:3, 3].tolist(), 'quaternion_xyzw': quat.tolist()},
                          indent=2))
         return 0
-    print(f"pose of {args.link} in {base}:")
-    with np.printoptions(precision=6, suppress=True, floatmode="fixed"):
+    print(f'pose of {args.link} in {base}:')
+    with np.printoptions(precision=6, suppress=True, floatmode='fixed'):
         for row in T:
-            print("  " + " ".join(f"{v: .6f}" for v in row))
-    print("position (m):        " + " ".join(f"{v:.6f}" for v in T[:3, 3]))
-    print("quaternion (x y z w): " + " ".join(f"{v:.6f}" for v in quat))
+            print('  ' + ' '.join(f'{v: .6f}' for v in row))
+    print('position (m):        ' + ' '.join(f'{v:.6f}' for v in T[:3, 3]))
+    print('quaternion (x y z w): ' + ' '.join(f'{v:.6f}' for v in quat))
     return 0

@@ -1,3 +1,17 @@
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 """``pdls-ik info URDF``: joints, types, limits and the link tree of a robot description."""
 from __future__ import annotations
 
@@ -12,33 +26,33 @@ from pdls_ik.resources import urdf_path
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(
-        "info", help="show joints, types, limits and the link tree of a URDF",
-        description="Load a URDF (file, or bundled robot name: panda, ur5, bimanual) and print "
-                    "its active joints (the order of q), types, limits and link tree.")
-    parser.add_argument("urdf", help="URDF file or bundled robot name")
-    parser.add_argument("--base", help="base link (default: the root link)")
-    parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+        'info', help='show joints, types, limits and the link tree of a URDF',
+        description='Load a URDF (file, or bundled robot name: panda, ur5, bimanual) and print '
+                    'its active joints (the order of q), types, limits and link tree.')
+    parser.add_argument('urdf', help='URDF file or bundled robot name')
+    parser.add_argument('--base', help='base link (default: the root link)')
+    parser.add_argument('--json', action='store_true', help='print JSON instead of text')
     return parser
 
 
 def _num(x: float) -> object:
-    return x if math.isfinite(x) else ("inf" if x > 0 else "-inf")
+    return x if math.isfinite(x) else ('inf' if x > 0 else '-inf')
 
 
 def describe(robot: Linkage) -> dict:
     """JSON-ready summary: name, root, base, joints (with limits) and the tree edges."""
     joints = []
     for i, name in enumerate(robot.joint_names):
-        joints.append({"name": name, "type": robot.joint_types[i],
-                       "lower": _num(robot.lower[i]), "upper": _num(robot.upper[i]),
-                       "velocity": _num(robot.velocity_limits[i]),
-                       "effort": _num(robot.effort_limits[i])})
-    tree = [{"joint": j.name, "type": j.type, "parent": robot.link_names[j.parent],
-             "child": robot.link_names[j.child],
-             **({"mimic": j.mimic, "multiplier": j.multiplier, "offset": j.offset}
+        joints.append({'name': name, 'type': robot.joint_types[i],
+                       'lower': _num(robot.lower[i]), 'upper': _num(robot.upper[i]),
+                       'velocity': _num(robot.velocity_limits[i]),
+                       'effort': _num(robot.effort_limits[i])})
+    tree = [{'joint': j.name, 'type': j.type, 'parent': robot.link_names[j.parent],
+             'child': robot.link_names[j.child],
+             **({'mimic': j.mimic, 'multiplier': j.multiplier, 'offset': j.offset}
                 if j.mimic else {})} for j in robot.joints]
-    return {"name": robot.name, "root_link": robot.root_link, "base_link": robot.base_link,
-            "dof": robot.n, "joints": joints, "tree": tree}
+    return {'name': robot.name, 'root_link': robot.root_link, 'base_link': robot.base_link,
+            'dof': robot.n, 'joints': joints, 'tree': tree}
 
 
 def _tree_lines(robot: Linkage) -> List[str]:
@@ -51,13 +65,13 @@ def _tree_lines(robot: Linkage) -> List[str]:
         kids = children.get(link, [])
         for k, joint in enumerate(kids):
             last = k == len(kids) - 1
-            label = joint.type + (f", mimics {joint.mimic} ×{joint.multiplier:g}"
-                                  f"{joint.offset:+g}" if joint.mimic else "")
+            label = joint.type + (f', mimics {joint.mimic} ×{joint.multiplier:g}'
+                                  f'{joint.offset:+g}' if joint.mimic else '')
             lines.append(f"{indent}{'└' if last else '├'}── {robot.link_names[joint.child]}"
-                         f"  [{joint.name}: {label}]")
-            walk(joint.child, indent + ("    " if last else "│   "))
+                         f'  [{joint.name}: {label}]')
+            walk(joint.child, indent + ('    ' if last else '│   '))
 
-    walk(robot.link_index(robot.root_link), "")
+    walk(robot.link_index(robot.root_link), '')
     return lines
 
 
@@ -67,15 +81,15 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(info, indent=2))
         return 0
-    print(f"robot {robot.name}: {robot.n} active joints, {len(robot.link_names)} links, "
-          f"root {robot.root_link}, base {robot.base_link}")
+    print(f'robot {robot.name}: {robot.n} active joints, {len(robot.link_names)} links, '
+          f'root {robot.root_link}, base {robot.base_link}')
     print(f"{'#':>3}  {'joint':<24} {'type':<11} {'lower':>9} {'upper':>9} {'velocity':>9} "
           f"{'effort':>8}")
-    for i, joint in enumerate(info["joints"]):
+    for i, joint in enumerate(info['joints']):
         print(f"{i:>3}  {joint['name']:<24} {joint['type']:<11} {robot.lower[i]:>9.4g} "
-              f"{robot.upper[i]:>9.4g} {robot.velocity_limits[i]:>9.4g} "
-              f"{robot.effort_limits[i]:>8.4g}")
-    print("tree:")
+              f'{robot.upper[i]:>9.4g} {robot.velocity_limits[i]:>9.4g} '
+              f'{robot.effort_limits[i]:>8.4g}')
+    print('tree:')
     for line in _tree_lines(robot):
-        print("  " + line)
+        print('  ' + line)
     return 0

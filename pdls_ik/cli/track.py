@@ -1,4 +1,19 @@
-"""``pdls-ik track URDF --tip LINK --goals FILE``: the tracking demo on a user's goal stream.
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+``pdls-ik track URDF --tip LINK --goals FILE``: the tracking demo on a user's goal stream.
 
 FILE is CSV (header ``t,x,y,z,qx,qy,qz,qw``; ``#`` comments allowed) or JSON (a list, or
 ``{"goals": [...]}``, of ``{"t": s, "position": [x, y, z], "orientation_xyzw": [...]}``) of
@@ -15,12 +30,11 @@ import bisect
 import csv
 import json
 import math
-import sys
 from pathlib import Path
-from typing import List, Optional, Tuple
+import sys
+from typing import List, Tuple
 
 import numpy as np
-
 from pdls_ik.cli.common import add_robot_arguments, make_solver
 from pdls_ik.cli.tracking import (print_summary, run_tracking, summarize, wall_start_ns,
                                   write_bag)
@@ -28,24 +42,24 @@ from pdls_ik.errors import InputError
 from pdls_ik.plot import plot_tracking
 from pdls_ik.tasks.se3 import parse_pose
 
-COLUMNS = ("t", "x", "y", "z", "qx", "qy", "qz", "qw")
+COLUMNS = ('t', 'x', 'y', 'z', 'qx', 'qy', 'qz', 'qw')
 
 Goal = Tuple[float, np.ndarray, np.ndarray]
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(
-        "track", help="track a file of timed goal poses; write a bag, a plot and a summary",
-        description=__doc__.split("\n\n", 1)[1])
+        'track', help='track a file of timed goal poses; write a bag, a plot and a summary',
+        description=__doc__.split('\n\n', 1)[1])
     add_robot_arguments(parser)
-    parser.add_argument("--goals", required=True, help="CSV or JSON file of timed poses")
-    parser.add_argument("--rate", type=float, default=100.0, help="tracking rate in Hz")
-    parser.add_argument("--settle", type=float, default=1.0,
-                        help="seconds tracked after the last goal (default 1)")
-    parser.add_argument("--seed", nargs="+", type=float, metavar="Q",
-                        help="start joint values (default: middle of the limits)")
-    parser.add_argument("--out", default="pdls_ik_out", help="output folder")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument('--goals', required=True, help='CSV or JSON file of timed poses')
+    parser.add_argument('--rate', type=float, default=100.0, help='tracking rate in Hz')
+    parser.add_argument('--settle', type=float, default=1.0,
+                        help='seconds tracked after the last goal (default 1)')
+    parser.add_argument('--seed', nargs='+', type=float, metavar='Q',
+                        help='start joint values (default: middle of the limits)')
+    parser.add_argument('--out', default='pdls_ik_out', help='output folder')
+    parser.add_argument('--no-progress', action='store_true', help='no progress bar')
     return parser
 
 
@@ -53,9 +67,9 @@ def _number(value, row: int, column: str) -> float:
     try:
         x = float(value)
     except (TypeError, ValueError):
-        raise InputError(f"row {row}, column {column}: {value!r} is not a number") from None
+        raise InputError(f'row {row}, column {column}: {value!r} is not a number') from None
     if not math.isfinite(x):
-        raise InputError(f"row {row}, column {column}: {value!r} is not finite")
+        raise InputError(f'row {row}, column {column}: {value!r} is not finite')
     return x
 
 
@@ -66,38 +80,38 @@ def _goal(row: int, values: dict) -> Goal:
     try:
         parse_pose((p, q))
     except InputError as exc:
-        raise InputError(f"row {row}, column qx..qw: {exc}") from None
-    return nums["t"], p, q
+        raise InputError(f'row {row}, column qx..qw: {exc}') from None
+    return nums['t'], p, q
 
 
 def read_goals(path: Path) -> Tuple[List[Goal], List[str]]:
-    """Goals sorted by time and the report of skipped rows ("row N, column C: why").
+    """
+    Goals sorted by time and the report of skipped rows ("row N, column C: why").
 
-    Raises:
-        InputError: the file is neither CSV with the expected header nor JSON of goals.
+    :raises InputError: the file is neither CSV with the expected header nor JSON of goals.
     """
     text = path.read_text()
     rows: List[Tuple[int, dict]] = []
-    if path.suffix.lower() == ".json" or text.lstrip().startswith(("[", "{")):
+    if path.suffix.lower() == '.json' or text.lstrip().startswith(('[', '{')):
         try:
             doc = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise InputError(f"{path}: invalid JSON: {exc}") from None
-        items = doc.get("goals") if isinstance(doc, dict) else doc
+            raise InputError(f'{path}: invalid JSON: {exc}') from None
+        items = doc.get('goals') if isinstance(doc, dict) else doc
         if not isinstance(items, list):
-            raise InputError(f"{path}: expected a list of goals or {{\"goals\": [...]}}")
+            raise InputError(f'{path}: expected a list of goals or {{"goals": [...]}}')
         for i, item in enumerate(items, start=1):
             if not isinstance(item, dict):
                 rows.append((i, {}))
                 continue
-            pos = item.get("position") or [None] * 3
-            quat = item.get("orientation_xyzw") or [None] * 4
+            pos = item.get('position') or [None] * 3
+            quat = item.get('orientation_xyzw') or [None] * 4
             flat = dict(zip(COLUMNS[1:4], list(pos) + [None] * 3))
             flat.update(zip(COLUMNS[4:], list(quat) + [None] * 4))
-            flat["t"] = item.get("t")
+            flat['t'] = item.get('t')
             rows.append((i, flat))
     else:
-        lines = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+        lines = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith('#')]
         reader = csv.DictReader(lines)
         header = [h.strip() for h in (reader.fieldnames or [])]
         missing = [c for c in COLUMNS if c not in header]
@@ -112,8 +126,8 @@ def read_goals(path: Path) -> Tuple[List[Goal], List[str]]:
         try:
             goal = _goal(i, values)
             if goals and goal[0] < goals[-1][0]:
-                raise InputError(f"row {i}, column t: time {goal[0]} goes backwards "
-                                 f"(previous {goals[-1][0]})")
+                raise InputError(f'row {i}, column t: time {goal[0]} goes backwards '
+                                 f'(previous {goals[-1][0]})')
             goals.append(goal)
         except InputError as exc:
             skipped.append(str(exc))
@@ -123,12 +137,12 @@ def read_goals(path: Path) -> Tuple[List[Goal], List[str]]:
 def run(args: argparse.Namespace) -> int:
     solver = make_solver(args.urdf, args.tip, args.base, args.config, tracking_rate=args.rate)
     if not 0.0 < args.rate <= 10000.0:
-        raise InputError(f"--rate: {args.rate} must be in (0, 10000] Hz")
+        raise InputError(f'--rate: {args.rate} must be in (0, 10000] Hz')
     goals, skipped = read_goals(Path(args.goals))
     for line in skipped:
-        print(f"pdls-ik track: skipped goal: {line}", file=sys.stderr)
+        print(f'pdls-ik track: skipped goal: {line}', file=sys.stderr)
     if not goals:
-        raise InputError(f"{args.goals}: no valid goal")
+        raise InputError(f'{args.goals}: no valid goal')
     times = [g[0] for g in goals]
 
     def goal_at(t: float):
@@ -142,11 +156,11 @@ def run(args: argparse.Namespace) -> int:
     log = run_tracking(solver, goal_at, solver.linkage.check_q(q0), args.rate, duration,
                        progress=not args.no_progress)
     summary = summarize(log, solver)
-    print(f"goals: {len(goals)} used, {len(skipped)} skipped")
+    print(f'goals: {len(goals)} used, {len(skipped)} skipped')
     print_summary(summary)
     out = Path(args.out)
-    write_bag(log, solver, out / "track.mcap", start_ns)
+    write_bag(log, solver, out / 'track.mcap', start_ns)
     plot_tracking(log.arrays(), log.joint_names, log.level_names, solver.lower, solver.upper,
-                  out / "track.png", title=f"pdls_ik track: {solver.linkage.name}")
+                  out / 'track.png', title=f'pdls_ik track: {solver.linkage.name}')
     print(f"wrote {out / 'track.mcap'} and {out / 'track.png'}")
     return 0 if log.results[-1].success else 1
