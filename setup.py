@@ -36,8 +36,11 @@ setup(
     extras_require={
         # optional compiled backend of the hot loops (NumPy stays the reference implementation)
         "accel": ["numba>=0.57"],
-        # the suite runs against both backends
-        "test": ["pytest>=7", "pin>=2.6", "numba>=0.57"],
+        # the suite runs against both backends; flake8 with ament_flake8's plugins and
+        # pydocstyle apply the ament linters' checks without ROS (test/test_style.py)
+        "test": ["pytest>=7", "pin>=2.6", "numba>=0.57", "flake8>=6", "flake8-builtins>=2.1",
+                 "flake8-comprehensions>=3.10", "flake8-docstrings>=1.6",
+                 "flake8-import-order>=0.18", "flake8-quotes>=3.3", "pydocstyle>=6.1"],
         "bench": ["pin>=2.6", "ikpy>=3.3", "roboticstoolbox-python>=1.1", "numba>=0.57"],
     },
     zip_safe=True,

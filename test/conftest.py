@@ -1,4 +1,19 @@
-"""Shared fixtures: the reference data in ../shared (robots, cases) and a Pinocchio bridge.
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Shared fixtures: the reference data in ../shared (robots, cases) and a Pinocchio bridge.
 
 CI clones the repository into a folder that has ``shared/`` beside it, so the data is found at
 ``<repo>/../shared``; tests that need it are skipped with a reason when it is absent.
@@ -11,14 +26,20 @@ import numpy as np
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = Path(__file__).resolve().parents[2] / "shared"
-ROBOTS = SHARED / "robots"
-CASES = SHARED / "cases"
+SHARED = Path(__file__).resolve().parents[2] / 'shared'
+ROBOTS = SHARED / 'robots'
+CASES = SHARED / 'cases'
+
+
+def pytest_configure(config):
+    """Register the ament linters' markers (ament_lint registers them only under ROS 2)."""
+    for name in ('linter', 'flake8', 'pep257', 'copyright'):
+        config.addinivalue_line('markers', f'{name}: ament linter test')
 
 
 def _need(path: Path) -> Path:
     if not path.exists():
-        pytest.skip(f"reference data not found at {path} (expected ../shared beside the repo)")
+        pytest.skip(f'reference data not found at {path} (expected ../shared beside the repo)')
     return path
 
 
@@ -30,31 +51,32 @@ def robots_dir() -> Path:
 
 @pytest.fixture
 def case_dir():
-    """Function returning the folder of one case, e.g. ``case_dir("C02")``."""
+    """Return a finder of one case's folder by its prefix (e.g. "C02")."""
     def find(prefix: str) -> Path:
-        matches = sorted(_need(CASES).glob(f"{prefix}-*"))
+        matches = sorted(_need(CASES).glob(f'{prefix}-*'))
         if not matches:
-            pytest.skip(f"case {prefix} not found in {CASES}")
+            pytest.skip(f'case {prefix} not found in {CASES}')
         return matches[0]
     return find
 
 
 def random_q(robot, rng: np.random.Generator) -> np.ndarray:
-    """A random q inside the limits (continuous joints in [-π, π])."""
+    """Return a random q inside the limits (continuous joints in [-π, π])."""
     lo = np.where(np.isfinite(robot.lower), robot.lower, -np.pi)
     hi = np.where(np.isfinite(robot.upper), robot.upper, np.pi)
     return rng.uniform(lo, hi)
 
 
 class PinocchioBridge:
-    """Pinocchio model of the same URDF, with q and Jacobian columns mapped by joint name.
+    """
+    Pinocchio model of the same URDF, with q and Jacobian columns mapped by joint name.
 
     Pinocchio treats a mimic joint as an independent joint: its value is set from the master
     and its column added to the master's column times the multiplier.
     """
 
     def __init__(self, urdf_text: str, robot):
-        pin = pytest.importorskip("pinocchio")
+        pin = pytest.importorskip('pinocchio')
         self.pin, self.robot = pin, robot
         self.model = pin.buildModelFromXML(urdf_text)
         self.data = self.model.createData()
@@ -86,7 +108,7 @@ class PinocchioBridge:
         return pin.updateFramePlacement(self.model, self.data, fid).homogeneous
 
     def jacobian(self, q: np.ndarray, link: str) -> np.ndarray:
-        """(6, n) Jacobian of ``link`` origin in the root frame (LOCAL_WORLD_ALIGNED), our order."""
+        """(6, n) Jacobian of the ``link`` origin, root frame (LOCAL_WORLD_ALIGNED), our order."""
         pin = self.pin
         fid = self.model.getFrameId(link)
         Jp = pin.computeFrameJacobian(self.model, self.data, self.q(q), fid,
@@ -102,12 +124,13 @@ class PinocchioBridge:
 
 @pytest.fixture
 def pinocchio_bridge():
-    """Factory ``pinocchio_bridge(urdf_text, robot) -> PinocchioBridge``."""
+    """Return a factory of :class:`PinocchioBridge` from URDF text and the pdls_ik robot."""
     return PinocchioBridge
 
 
 def numeric_jacobian(robot, q, link, base=None, h=1e-6) -> np.ndarray:
-    """(6, n) central finite-difference Jacobian of the link pose relative to ``base``.
+    """
+    (6, n) central finite-difference Jacobian of the link pose relative to ``base``.
 
     Linear rows: d(position)/dq in the base frame; angular rows: the rotation vector of
     R(q+h) R(q-h)^T / (2h), in the base frame.
