@@ -1,32 +1,49 @@
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 """Tracking loop without ROS: convergence, velocity-bounded steps, newest goal wins, bad input."""
 import math
 
-import numpy as np
-import pytest
-from scipy.spatial.transform import Rotation
-
 from msgs_support import store  # noqa: F401
+import numpy as np
 from pdls_ik.diagnostics import ERROR
 from pdls_ik.errors import InputError, LinkError
 from pdls_ik.msgs import joint_state, pose_from_msg, pose_stamped
 from pdls_ik.ros_logic.tracker import Tracker
+import pytest
 import ros_support
 from ros_support import reachable_goal
+from scipy.spatial.transform import Rotation
 
 DT = 0.01
 
 
 def panda_robot(**changes):
-    """The node's Panda with a generous cycle time budget, so that the iteration budget alone
-    bounds a cycle and results do not depend on the machine's load."""
-    return ros_support.panda_robot(**dict({"tracking_timeout": 1.0}, **changes))
+    """
+    Return the node's Panda with a generous cycle time budget.
+
+    The iteration budget alone then bounds a cycle and results do not depend on the machine's
+    load.
+    """
+    return ros_support.panda_robot(**dict({'tracking_timeout': 1.0}, **changes))
 
 
 Q_GOAL = np.array([0.4, -0.3, 0.3, -2.2, 0.2, 1.9, 0.5, 0.0])
 
 
-def _offer(tracker, types, pose, frame=""):
-    return tracker.offer_goal(pose_from_msg(pose_stamped(types, pose, frame), "goal_pose"))
+def _offer(tracker, types, pose, frame=''):
+    return tracker.offer_goal(pose_from_msg(pose_stamped(types, pose, frame), 'goal_pose'))
 
 
 def _run(tracker, limit=1000):
@@ -55,7 +72,7 @@ def test_tracks_reachable_goal_with_bounded_steps(store):  # noqa: F811
         np.testing.assert_array_equal(traj.points[0].positions, out.q_from)
         np.testing.assert_allclose(traj.points[-1].positions, out.result.q, atol=1e-12)
         assert traj.duration >= robot.config.trajectory_horizon
-        assert out.status.values["status"] == out.result.status
+        assert out.status.values['status'] == out.result.status
     assert tracker.cycle(DT) is None  # goal finished: no more cycles
 
 
@@ -93,24 +110,24 @@ def test_partial_joint_states_keep_other_joints(store):  # noqa: F811
     _, types = store
     robot = panda_robot()
     tracker = Tracker(robot)
-    match = tracker.offer_joint_state(joint_state(types, ["panda_joint2", "other"], [0.7, 1.0]))
-    assert "panda_joint1" in match.missing and match.unknown == ["other"]
+    match = tracker.offer_joint_state(joint_state(types, ['panda_joint2', 'other'], [0.7, 1.0]))
+    assert 'panda_joint1' in match.missing and match.unknown == ['other']
     expected = robot.default_q()
     expected[1] = 0.7
     np.testing.assert_array_equal(tracker.current_q(), expected)
 
 
-@pytest.mark.parametrize("names, positions, text", [
-    ([], [], "no joint names"),
-    (["panda_joint1", "panda_joint2"], [0.1], r"position: 1 values for 2 names"),
-    (["panda_joint1"], [math.nan], "panda_joint1' is nan"),
+@pytest.mark.parametrize('names, positions, text', [
+    ([], [], 'no joint names'),
+    (['panda_joint1', 'panda_joint2'], [0.1], r'position: 1 values for 2 names'),
+    (['panda_joint1'], [math.nan], "panda_joint1' is nan"),
 ])
 def test_bad_joint_states_rejected_state_kept(store, names, positions, text):  # noqa: F811
     _, types = store
     robot = panda_robot()
     tracker = Tracker(robot)
     before = tracker.current_q()
-    msg = joint_state(types, ["panda_joint1"], [0.0])
+    msg = joint_state(types, ['panda_joint1'], [0.0])
     msg.name, msg.position = list(names), types.floats(positions)
     with pytest.raises(InputError, match=text):
         tracker.offer_joint_state(msg)
@@ -123,7 +140,7 @@ def test_unknown_frame_dropped_and_previous_goal_kept(store):  # noqa: F811
     tracker = Tracker(robot)
     _offer(tracker, types, reachable_goal(robot, Q_GOAL))
     with pytest.raises(LinkError, match="'map'"):
-        _offer(tracker, types, reachable_goal(robot, Q_GOAL), frame="map")
+        _offer(tracker, types, reachable_goal(robot, Q_GOAL), frame='map')
     assert tracker.has_goal  # the earlier goal is still followed
     assert _run(tracker)[-1].result.success
 
@@ -135,7 +152,7 @@ def test_tool_frame_goal_converted_at_arrival(store):  # noqa: F811
     q0 = tracker.current_q()
     offset = np.eye(4)
     offset[:3, 3] = [0.0, 0.0, 0.05]  # 5 cm along the flange z axis
-    target = _offer(tracker, types, offset, frame="panda_link8")
+    target = _offer(tracker, types, offset, frame='panda_link8')
     np.testing.assert_allclose(target, reachable_goal(robot, q0) @ offset, atol=1e-14)
     outs = _run(tracker)
     reached = robot.linkage.forward_kinematics(outs[-1].result.q, robot.tip_link)
@@ -157,7 +174,7 @@ def test_unreachable_goal_stalls_with_error_status(store):  # noqa: F811
 def test_one_shot_mode_solves_once(store):  # noqa: F811
     _, types = store
     robot = panda_robot(timeout=5.0)  # a reachable goal: returns once solved
-    tracker = Tracker(robot, mode="one_shot")
+    tracker = Tracker(robot, mode='one_shot')
     goal = reachable_goal(robot, Q_GOAL)
     quat = Rotation.from_matrix(goal[:3, :3]).as_quat()
     _offer(tracker, types, (goal[:3, 3], quat))
@@ -168,11 +185,11 @@ def test_one_shot_mode_solves_once(store):  # noqa: F811
 def test_new_robot_with_other_joints_resets_state(store):  # noqa: F811
     _, types = store
     tracker = Tracker(panda_robot())
-    tracker.offer_joint_state(joint_state(types, ["panda_joint1"], [0.5]))
+    tracker.offer_joint_state(joint_state(types, ['panda_joint1'], [0.5]))
     from pdls_ik.config import IKConfig
     from pdls_ik.resources import bundled_urdf
     from pdls_ik.ros_logic.robot import build_robot
-    ur5 = build_robot(bundled_urdf("ur5").read_text(), IKConfig(tip_link="ee_link"))
+    ur5 = build_robot(bundled_urdf('ur5').read_text(), IKConfig(tip_link='ee_link'))
     tracker.set_robot(ur5)
     np.testing.assert_array_equal(tracker.current_q(), ur5.default_q())
     assert not tracker.has_goal
@@ -187,17 +204,20 @@ class _NoProgress:
     def track(self, target, q_current, dt):
         from pdls_ik.ik import IKResult
         return IKResult(q=np.array(q_current), joint_names=self.robot.joint_names,
-                        success=False, status="max_time", position_error=0.1,
+                        success=False, status='max_time', position_error=0.1,
                         orientation_error=0.2)
 
     def solve(self, target, seed=None, timeout=None):
         self.solves += 1
-        raise AssertionError("a tracking goal must not be handed to a one-shot solve")
+        raise AssertionError('a tracking goal must not be handed to a one-shot solve')
 
 
 def test_goal_without_progress_given_up_honestly(store):  # noqa: F811
-    """STALL_CYCLES cycles without progress finish the goal with the last cycle's failure; no
-    one-shot solve is tried (it could jump to another IK branch)."""
+    """
+    STALL_CYCLES cycles without progress finish the goal with the last cycle's failure.
+
+    No one-shot solve is tried (it could jump to another IK branch).
+    """
     from pdls_ik.ros_logic.tracker import STALL_CYCLES
     _, types = store
     robot = panda_robot()
@@ -214,9 +234,12 @@ def test_goal_without_progress_given_up_honestly(store):  # noqa: F811
 
 
 def test_far_goal_reached_by_tracking_cycles_alone(store):  # noqa: F811
-    """From the middle of the limits to the pose of Q_GOAL (0.4 m, 0.3 rad away) with the
-    node's default cycle time budget: the tracking cycles get there, every one progressing,
-    without a one-shot solve."""
+    """
+    Track from the middle of the limits to the pose of Q_GOAL (0.4 m, 0.3 rad away).
+
+    With the node's default cycle time budget, the tracking cycles get there, every one
+    progressing, without a one-shot solve.
+    """
     _, types = store
     robot = ros_support.panda_robot()
     tracker = Tracker(robot)

@@ -1,4 +1,19 @@
-"""The tracking run shared by ``pdls-ik demo`` and ``pdls-ik track``: loop, log, summary, bag.
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The tracking run shared by ``pdls-ik demo`` and ``pdls-ik track``: loop, log, summary, bag.
 
 A run calls :meth:`IKSolver.track` at a fixed rate on the goal in force at each cycle time,
 records every cycle, then prints a summary and writes a ROS 2 bag and a plot.
@@ -11,16 +26,15 @@ waiting for a core on a loaded machine shows as the difference.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 import gc
 import math
-import time
-from dataclasses import dataclass, field
 from pathlib import Path
+import time
 from typing import Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 from numpy.typing import NDArray
-
 from pdls_ik.diagnostics import status_from_result
 from pdls_ik.ik import IKSolver
 from pdls_ik.trajectory import plan_to, with_mimic_joints
@@ -31,10 +45,14 @@ GoalFn = Callable[[float], Tuple[Array, Array]]
 
 @dataclass
 class TrackingLog:
-    """Every cycle of a run: times t (K,) [s], goals (K, 7) (x y z qx qy qz qw), q (K, n),
-    errors, success flags, solve times [s] (wall clock, from the result), CPU times [s] of
-    the tracking thread during each cycle, per-level residual norms (K, p), smallest singular
-    values (K,), and the ``IKResult`` of each cycle in ``results``."""
+    """
+    Every cycle of a run.
+
+    Times t (K,) [s], goals (K, 7) (x y z qx qy qz qw), q (K, n), errors, success flags, solve
+    times [s] (wall clock, from the result), CPU times [s] of the tracking thread during each
+    cycle, per-level residual norms (K, p), smallest singular values (K,), and the ``IKResult`` of
+    each cycle in ``results``.
+    """
 
     joint_names: List[str]
     level_names: List[str]
@@ -47,17 +65,17 @@ class TrackingLog:
     q0: Optional[Array] = None
 
     def arrays(self) -> Dict[str, Array]:
-        """The log as arrays (see the class doc)."""
+        """Return the log as NumPy arrays, one per field of the class docstring."""
         res = self.results
-        return {"t": np.array(self.t), "goals": np.array(self.goals), "q": np.array(self.q),
-                "position_error": np.array([r.position_error for r in res]),
-                "orientation_error": np.array([r.orientation_error for r in res]),
-                "success": np.array([r.success for r in res]),
-                "solve_time": np.array([r.solve_time for r in res]),
-                "cpu_time": np.array(self.cpu_times),
-                "residuals": np.array([r.residual_norms or [math.nan] * len(self.level_names)
+        return {'t': np.array(self.t), 'goals': np.array(self.goals), 'q': np.array(self.q),
+                'position_error': np.array([r.position_error for r in res]),
+                'orientation_error': np.array([r.orientation_error for r in res]),
+                'success': np.array([r.success for r in res]),
+                'solve_time': np.array([r.solve_time for r in res]),
+                'cpu_time': np.array(self.cpu_times),
+                'residuals': np.array([r.residual_norms or [math.nan] * len(self.level_names)
                                        for r in res]),
-                "min_sigma": np.array([_smallest_positive(r.min_singular_values) for r in res])}
+                'min_sigma': np.array([_smallest_positive(r.min_singular_values) for r in res])}
 
 
 def _smallest_positive(values) -> float:
@@ -68,7 +86,8 @@ def _smallest_positive(values) -> float:
 
 def run_tracking(solver: IKSolver, goal_at: GoalFn, q0: Array, rate: float, duration: float,
                  progress: bool = True) -> TrackingLog:
-    """Track ``goal_at(t)`` from ``q0`` (n,) at ``rate`` [Hz] for ``duration`` [s].
+    """
+    Track ``goal_at(t)`` from ``q0`` (n,) at ``rate`` [Hz] for ``duration`` [s].
 
     The objects alive at the start are frozen out of the garbage collector during the loop
     (``gc.freeze``): a full collection then no longer walks every loaded module, which cost
@@ -81,7 +100,7 @@ def run_tracking(solver: IKSolver, goal_at: GoalFn, q0: Array, rate: float, dura
     bar = None
     if progress:
         from tqdm import tqdm
-        bar = tqdm(total=cycles, unit="cycle", desc="tracking", leave=False)
+        bar = tqdm(total=cycles, unit='cycle', desc='tracking', leave=False)
     gc.collect()
     gc.freeze()
     try:
@@ -106,8 +125,11 @@ def run_tracking(solver: IKSolver, goal_at: GoalFn, q0: Array, rate: float, dura
 
 
 def _joint_steps(log: TrackingLog, solver: IKSolver) -> Tuple[Array, Array]:
-    """Joint steps |q_k − q_{k−1}| (K, n) (continuous joints the short way) and the velocity
-    bound of one cycle (n,) (inf for joints without a velocity limit)."""
+    """
+    Return the joint steps |q_k − q_{k−1}| (K, n) and the velocity bound of one cycle (n,).
+
+    Continuous joints step the short way; the bound is inf for joints without a velocity limit.
+    """
     q = np.array(log.q)
     prev = np.vstack([log.q0[None, :], q[:-1]])
     steps = np.abs(q - prev)
@@ -118,11 +140,12 @@ def _joint_steps(log: TrackingLog, solver: IKSolver) -> Tuple[Array, Array]:
 
 
 #: causes of a lagging cycle, in the order they are assigned
-LAG_CAUSES = ("joint limit", "velocity bound", "time budget", "iteration budget")
+LAG_CAUSES = ('joint limit', 'velocity bound', 'time budget', 'iteration budget')
 
 
 def lag_causes(log: TrackingLog, solver: IKSolver) -> Dict[str, int]:
-    """Number of failed cycles per cause (:data:`LAG_CAUSES`), each cycle counted once:
+    """
+    Count the failed cycles per cause (:data:`LAG_CAUSES`), each cycle counted once.
 
     joint limit: a joint of the chain ended at a position limit (``clamped_joints``);
     velocity bound: a joint of the chain moved by its full velocity bound in that cycle;
@@ -137,52 +160,56 @@ def lag_causes(log: TrackingLog, solver: IKSolver) -> Dict[str, int]:
         if res.success:
             continue
         if res.clamped_joints:
-            counts["joint limit"] += 1
+            counts['joint limit'] += 1
         elif saturated[k]:
-            counts["velocity bound"] += 1
-        elif res.status == "max_time":
-            counts["time budget"] += 1
+            counts['velocity bound'] += 1
+        elif res.status == 'max_time':
+            counts['time budget'] += 1
         else:
-            counts["iteration budget"] += 1
+            counts['iteration budget'] += 1
     return counts
 
 
 def summarize(log: TrackingLog, solver: IKSolver) -> Dict[str, float]:
-    """Cycles, success rate, lagging cycles by cause, solve time p50/p99 [ms] (wall clock and
+    """
+    Summarize a run.
+
+    Cycles, success rate, lagging cycles by cause, solve time p50/p99 [ms] (wall clock and
     CPU), max errors, limit violations, largest joint step [rad] and its ratio to the velocity
-    bound, closest approach to a position limit (chain joints) [rad], smallest singular value."""
+    bound, closest approach to a position limit (chain joints) [rad], smallest singular value.
+    """
     a = log.arrays()
-    q = a["q"]
+    q = a['q']
     steps, bound = _joint_steps(log, solver)
     lo, up = solver.lower, solver.upper
     chain = solver.free
     return {
-        "cycles": len(log.t),
-        "success_rate": float(np.mean(a["success"])),
-        "lagging_cycles": lag_causes(log, solver),
-        "solve_time_p50_ms": 1e3 * float(np.percentile(a["solve_time"], 50)),
-        "solve_time_p99_ms": 1e3 * float(np.percentile(a["solve_time"], 99)),
-        "cpu_time_p99_ms": 1e3 * float(np.percentile(a["cpu_time"], 99))
+        'cycles': len(log.t),
+        'success_rate': float(np.mean(a['success'])),
+        'lagging_cycles': lag_causes(log, solver),
+        'solve_time_p50_ms': 1e3 * float(np.percentile(a['solve_time'], 50)),
+        'solve_time_p99_ms': 1e3 * float(np.percentile(a['solve_time'], 99)),
+        'cpu_time_p99_ms': 1e3 * float(np.percentile(a['cpu_time'], 99))
         if len(log.cpu_times) == len(log.t) else math.nan,
-        "max_position_error_m": float(np.max(a["position_error"])),
-        "max_orientation_error_rad": float(np.max(a["orientation_error"])),
-        "joint_limit_violations": int(np.sum((q < lo) | (q > up))),
-        "largest_joint_step_rad": float(np.max(steps)),
-        "largest_step_over_velocity_bound": float(np.max(steps / bound)),
-        "min_singular_value": _smallest_positive(a["min_sigma"][np.isfinite(a["min_sigma"])]),
-        "closest_to_limit_rad": float(np.min(np.minimum(q - lo, up - q)[:, chain])),
+        'max_position_error_m': float(np.max(a['position_error'])),
+        'max_orientation_error_rad': float(np.max(a['orientation_error'])),
+        'joint_limit_violations': int(np.sum((q < lo) | (q > up))),
+        'largest_joint_step_rad': float(np.max(steps)),
+        'largest_step_over_velocity_bound': float(np.max(steps / bound)),
+        'min_singular_value': _smallest_positive(a['min_sigma'][np.isfinite(a['min_sigma'])]),
+        'closest_to_limit_rad': float(np.min(np.minimum(q - lo, up - q)[:, chain])),
     }
 
 
 def print_summary(summary: Dict[str, float], out=None) -> None:
     """Readable lines of :func:`summarize`."""
     s = summary
-    lag = s["lagging_cycles"]
-    why = ", ".join(f"{k} {v}" for k, v in lag.items() if v)
+    lag = s['lagging_cycles']
+    why = ', '.join(f'{k} {v}' for k, v in lag.items() if v)
     lines = [
         f"cycles:                  {s['cycles']}",
         f"success rate:            {100 * s['success_rate']:.1f} %",
-        f"lagging cycles:          {sum(lag.values())}" + (f" ({why})" if why else ""),
+        f'lagging cycles:          {sum(lag.values())}' + (f' ({why})' if why else ''),
         f"solve time per cycle:    p50 {s['solve_time_p50_ms']:.2f} ms, "
         f"p99 {s['solve_time_p99_ms']:.2f} ms (CPU p99 {s['cpu_time_p99_ms']:.2f} ms)",
         f"max position error:      {s['max_position_error_m']:.3g} m",
@@ -194,11 +221,12 @@ def print_summary(summary: Dict[str, float], out=None) -> None:
         f"({math.degrees(s['closest_to_limit_rad']):.1f} deg, joints of the chain)",
         f"smallest singular value: {s['min_singular_value']:.3g}",
     ]
-    print("\n".join(lines), file=out)
+    print('\n'.join(lines), file=out)
 
 
 def write_bag(log: TrackingLog, solver: IKSolver, path: Path, start_ns: int) -> Dict[str, int]:
-    """Write /goal_pose, /joint_states, /joint_trajectory and /diagnostics to an MCAP bag.
+    """
+    Write /goal_pose, /joint_states, /joint_trajectory and /diagnostics to an MCAP bag.
 
     Stamps: cycle k at ``start_ns + t_k``, in headers and as receive times. Joint states and
     trajectories list the mimic joints too (value from their master). Returns the message
@@ -212,7 +240,7 @@ def write_bag(log: TrackingLog, solver: IKSolver, path: Path, start_ns: int) -> 
     typestore = get_typestore(Stores.ROS2_JAZZY)
     types = msgs.rosbags_types(typestore)
     linkage, cfg = solver.linkage, solver.config
-    mimic = [j for j in linkage.joints if getattr(j, "mimic", None)]
+    mimic = [j for j in linkage.joints if getattr(j, 'mimic', None)]
     names = list(log.joint_names) + [j.name for j in mimic]
     horizon = max(cfg.trajectory_horizon, log.dt)
     max_acc = cfg.max_acceleration * cfg.acceleration_scaling or None
@@ -221,22 +249,22 @@ def write_bag(log: TrackingLog, solver: IKSolver, path: Path, start_ns: int) -> 
         for t, goal, q, res in zip(log.t, log.goals, log.q, log.results):
             stamp = start_ns + int(round(t * 1e9))
             sec = msgs.time_msg_from_ns(types, stamp)     # exact, no float rounding
-            bag.write("/goal_pose", msgs.pose_stamped(types, (goal[:3], goal[3:]),
+            bag.write('/goal_pose', msgs.pose_stamped(types, (goal[:3], goal[3:]),
                                                       solver.base_link, sec), stamp)
             vel = (q - prev) / log.dt
             pos_all = np.concatenate([q, [j.multiplier * q[j.index] + j.offset for j in mimic]])
             vel_all = np.concatenate([vel, [j.multiplier * vel[j.index] for j in mimic]])
-            bag.write("/joint_states", msgs.joint_state(types, names, pos_all, vel_all,
+            bag.write('/joint_states', msgs.joint_state(types, names, pos_all, vel_all,
                                                         stamp=sec), stamp)
             traj = with_mimic_joints(linkage, plan_to(linkage, prev, q, cfg.velocity_scaling,
                                                       max_acc, horizon))
-            bag.write("/joint_trajectory", msgs.joint_trajectory(types, traj, sec), stamp)
-            status = status_from_result(res, name="pdls_ik", hardware_id=linkage.name)
-            bag.write("/diagnostics", msgs.diagnostic_array(types, [status], sec), stamp)
+            bag.write('/joint_trajectory', msgs.joint_trajectory(types, traj, sec), stamp)
+            status = status_from_result(res, name='pdls_ik', hardware_id=linkage.name)
+            bag.write('/diagnostics', msgs.diagnostic_array(types, [status], sec), stamp)
             prev = q
         return dict(bag.counts)
 
 
 def wall_start_ns() -> int:
-    """Current wall-clock time in integer nanoseconds (start stamp of a bag)."""
+    """Return the wall-clock time in integer nanoseconds (start stamp of a bag)."""
     return time.time_ns()

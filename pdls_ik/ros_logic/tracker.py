@@ -1,4 +1,19 @@
-"""The tracking loop without ROS: latest goal and joint state in, one bounded solve per cycle.
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The tracking loop without ROS: latest goal and joint state in, one bounded solve per cycle.
 
 Subscriptions only store (:meth:`Tracker.offer_goal`, :meth:`Tracker.offer_joint_state`): a
 goal replaces any goal not yet reached, so a flood of goals never queues up (the newest wins).
@@ -19,38 +34,37 @@ In one-shot mode a goal gets one :meth:`IKSolver.solve` with restarts instead.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 import math
 import threading
-from dataclasses import dataclass
 from typing import Optional
 
 import numpy as np
 from numpy.typing import NDArray
-
 from pdls_ik.diagnostics import DiagnosticStatus, status_from_result
 from pdls_ik.msgs.geometry import ParsedPose
-from pdls_ik.msgs.joint_state import JointMatch, joint_state_to_q
+from pdls_ik.msgs.joint_state import joint_state_to_q, JointMatch
 from pdls_ik.ros_logic.frames import goal_in_base
 from pdls_ik.ros_logic.robot import Robot
-from pdls_ik.trajectory import Trajectory, plan_to
+from pdls_ik.trajectory import plan_to, Trajectory
 
 #: relative decrease of the goal error below which a cycle makes no progress
 PROGRESS = 1e-6
 #: consecutive failed cycles without progress after which a goal is given up (stalled)
 STALL_CYCLES = 20
-MODES = ("tracking", "one_shot")
+MODES = ('tracking', 'one_shot')
 
 
 @dataclass(frozen=True)
 class CycleOutput:
-    """What one cycle publishes.
+    """
+    What one cycle publishes.
 
-    Attributes:
-        q_from: (n,) joint positions the cycle started from.
-        result: the :class:`pdls_ik.ik.IKResult`.
-        trajectory: from ``q_from`` to ``result.q``.
-        status: diagnostic status of the solve.
-        goal_done: the goal is finished (reached or stalled); no further cycles for it.
+    :ivar q_from: (n,) joint positions the cycle started from.
+    :ivar result: the :class:`pdls_ik.ik.IKResult`.
+    :ivar trajectory: from ``q_from`` to ``result.q``.
+    :ivar status: diagnostic status of the solve.
+    :ivar goal_done: the goal is finished (reached or stalled); no further cycles for it.
     """
 
     q_from: NDArray[np.float64]
@@ -63,9 +77,9 @@ class CycleOutput:
 class Tracker:
     """Latest goal and joint state of one robot, and the solve cycle (thread-safe)."""
 
-    def __init__(self, robot: Robot, mode: str = "tracking"):
+    def __init__(self, robot: Robot, mode: str = 'tracking'):
         if mode not in MODES:
-            raise ValueError(f"mode: expected one of {MODES}, got {mode!r}")
+            raise ValueError(f'mode: expected one of {MODES}, got {mode!r}')
         self.mode = mode
         self._lock = threading.Lock()
         self._robot = robot
@@ -83,7 +97,8 @@ class Tracker:
         return self._robot
 
     def set_robot(self, robot: Robot) -> None:
-        """Swaps in a new robot (description or parameters changed); state of joints reset.
+        """
+        Swap in a new robot (description or parameters changed); state of joints reset.
 
         The solver is built first, so a failure leaves the previous robot in service.
         """
@@ -106,12 +121,12 @@ class Tracker:
         return self._robot.default_q()
 
     def offer_joint_state(self, msg) -> JointMatch:
-        """Stores the joint positions of a JointState message (matched by name).
+        """
+        Store the joint positions of a JointState message (matched by name).
 
         Joints missing from the message keep their last known value (see ``missing``).
 
-        Raises:
-            InputError: empty message, mismatched arrays, NaN position (naming the field).
+        :raises InputError: empty message, mismatched arrays, NaN position (naming the field).
         """
         with self._lock:
             match = joint_state_to_q(msg, self._robot.joint_names,
@@ -121,10 +136,10 @@ class Tracker:
         return match
 
     def offer_goal(self, goal: ParsedPose) -> NDArray[np.float64]:
-        """Makes ``goal`` the active goal (replacing any other); returns it in the base frame.
+        """
+        Make ``goal`` the active goal (replacing any other); return it in the base frame.
 
-        Raises:
-            LinkError: unknown goal frame.
+        :raises LinkError: unknown goal frame.
         """
         with self._lock:
             target = goal_in_base(self._robot.linkage, self._robot.base_link, goal,
@@ -140,11 +155,11 @@ class Tracker:
         return self._goal is not None
 
     def cycle(self, dt: float) -> Optional[CycleOutput]:
-        """One solve toward the active goal; None when there is none.
+        """
+        One solve toward the active goal; None when there is none.
 
-        Args:
-            dt: cycle period [s] (1 / tracking_rate): bounds the joint step of a tracking cycle
-                to velocity limit × dt.
+        :param dt: cycle period [s] (1 / tracking_rate): bounds the joint step of a tracking cycle
+            to velocity limit × dt.
         """
         with self._lock:
             if self._goal is None:
@@ -152,7 +167,7 @@ class Tracker:
             target, seq = self._goal, self._goal_seq
             robot, solver = self._robot, self._solver
             q_from = self._current_q_locked()
-        if self.mode == "tracking":
+        if self.mode == 'tracking':
             result = solver.track(target, q_from, dt)
         else:
             result = solver.solve(target, seed=q_from)
@@ -164,7 +179,7 @@ class Tracker:
             elif current:
                 self._idle_cycles += 1
             stalled = self._idle_cycles >= STALL_CYCLES
-        done = bool(result.success) or self.mode == "one_shot" or stalled
+        done = bool(result.success) or self.mode == 'one_shot' or stalled
         q = np.asarray(result.q, dtype=float)
         config = robot.config
         max_acc = config.max_acceleration * config.acceleration_scaling or None
