@@ -29,11 +29,27 @@ class PeerMissing(RuntimeError):
     """A peer is not installed or does not support this robot; the message says why."""
 
 
-def pdls_iksolver(robot: Robot) -> Solve:
-    """pdls_ik's product path: :meth:`IKSolver.solve` (PDLS with random restarts, timeout)."""
+def _iksolver(robot: Robot, backend: str) -> Solve:
+    """pdls_ik's product path: :meth:`IKSolver.solve` (PDLS with random restarts, timeout) on
+    one backend; the kernel is loaded (or compiled) before timing starts."""
     from pdls_ik import IKSolver
-    solver = IKSolver(robot.linkage, robot.tip, robot.base)
+    from pdls_ik._accel import available
+    if backend == "numba" and not available():
+        raise PeerMissing("numba not installed (pip install numba)")
+    solver = IKSolver(robot.linkage, robot.tip, robot.base, backend=backend)
+    solver.solve(np.eye(4), mid_q(robot), timeout=0.01)
     return lambda T, seed, timeout: solver.solve(T, seed=seed, timeout=timeout).q
+
+
+def pdls_iksolver_numpy(robot: Robot) -> Solve:
+    """IKSolver.solve on the NumPy reference implementation (``backend="numpy"``)."""
+    return _iksolver(robot, "numpy")
+
+
+def pdls_iksolver_numba(robot: Robot) -> Solve:
+    """IKSolver.solve on the compiled kernel (``backend="numba"``, the default when numba is
+    installed)."""
+    return _iksolver(robot, "numba")
 
 
 def pdls_batch_numba(robot: Robot) -> Solve:
@@ -48,18 +64,6 @@ def pdls_batch_numba(robot: Robot) -> Solve:
     def solve(T, seed, timeout):
         return solver.solve(T[None], seed[None]).q[0]
     return solve
-
-
-def pdls_pose_numba(robot: Robot) -> Solve:
-    """Prototype: IKSolver.solve's restart loop on the compiled PDLS local solve
-    (:class:`pdls_ik._accel.pdls_pose.PoseSolver`; same iterates as the NumPy reference)."""
-    from pdls_ik._accel import available
-    if not available():
-        raise PeerMissing("numba not installed (pip install numba)")
-    from pdls_ik._accel.pdls_pose import PoseSolver
-    solver = PoseSolver(robot.linkage, robot.tip, robot.base)
-    solver.solve(np.eye(4), None, timeout=0.01)  # compile or load the cached kernel
-    return lambda T, seed, timeout: solver.solve(T, seed, timeout)[0]
 
 
 def _chain_indices(robot: Robot) -> np.ndarray:
@@ -228,8 +232,8 @@ def pinocchio_clik(robot: Robot) -> Solve:
 
 #: label -> (factory, whether it is pdls_ik itself)
 SOLVERS: Dict[str, tuple] = {
-    "pdls_ik IKSolver": (pdls_iksolver, True),
-    "pdls_ik PDLS[numba] (prototype)": (pdls_pose_numba, True),
+    "pdls_ik IKSolver[numba]": (pdls_iksolver_numba, True),
+    "pdls_ik IKSolver[numpy]": (pdls_iksolver_numpy, True),
     "pdls_ik solve_batch[numba] N=1": (pdls_batch_numba, True),
     "rtb ik_LM": (rtb_lm, False),
     "rtb ik_NR": (rtb_nr, False),

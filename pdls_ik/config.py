@@ -29,6 +29,9 @@ DEFAULT_NODE_NAME = "pdls_ik_node"
 #: values of ``limit_strategy`` (pdls_ik.pdls.options.LIMIT_STRATEGIES, not imported: config
 #: stays free of the solver)
 LIMIT_STRATEGIES = ("clamping", "pgs")
+#: values of ``backend``: "auto" (numba when importable and the problem is covered), "numpy"
+#: (the reference implementation), "numba" (the compiled kernel of pdls_ik._accel.pdls_pose)
+BACKENDS = ("auto", "numpy", "numba")
 
 
 def _p(default, description: str, lo=None, hi=None, lo_open=False, hi_open=False):
@@ -64,6 +67,10 @@ class IKConfig:
                                          "'clamping' (limiting loop, strict priorities) or 'pgs' "
                                          "(box-constrained damped step by projected "
                                          "Gauss-Seidel).")
+    backend: str = _p("auto", "Implementation of one-shot solves: 'numpy' (the reference), "
+                              "'numba' (compiled kernel; plain pose or position-only goals "
+                              "without joint locks, limit_strategy 'clamping', numba installed) "
+                              "or 'auto' (numba where it applies, else numpy).")
     pose_priority: int = _p(0, "Priority of the pose task among targets (smaller = higher).",
                             0, 100)
     position_weight: float = _p(1.0, "Weight of the position rows [1/m].", 0.0, 1e6,
@@ -107,6 +114,9 @@ class IKConfig:
         if self.limit_strategy not in LIMIT_STRATEGIES:
             raise ConfigError(f"parameter 'limit_strategy': expected one of "
                               f"{', '.join(LIMIT_STRATEGIES)}, got {self.limit_strategy!r}")
+        if self.backend not in BACKENDS:
+            raise ConfigError(f"parameter 'backend': expected one of {', '.join(BACKENDS)}, "
+                              f"got {self.backend!r}")
         if len(set(self.locked_joints)) != len(self.locked_joints):
             raise ConfigError("locked_joints: a joint is listed twice")
 

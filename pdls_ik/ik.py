@@ -22,8 +22,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pdls_ik import pdls
+from pdls_ik._accel import available as numba_available
 from pdls_ik.config import IKConfig
-from pdls_ik.errors import InputError, JointError, LinkError
+from pdls_ik.errors import ConfigError, InputError, JointError, LinkError
 from pdls_ik.levels import LevelStack
 from pdls_ik.tasks import FrameTask, JointLockTask, PostureTask, middle_of_limits
 from pdls_ik.trajectory import wrap_angle
@@ -34,6 +35,9 @@ LOCK_TOL = 1e-9
 #: a local solve is abandoned for a random restart when its pose residual falls by less than
 #: RESTART_RATIO over RESTART_WINDOW iterations (stuck at limits or in a local minimum)
 RESTART_WINDOW, RESTART_RATIO = 3, 0.5
+#: random restart seeds are drawn from the generator in blocks of this many (the same stream as
+#: one draw per restart; both backends read the same table)
+SEED_BLOCK = 32
 #: a tracking cycle always applies this many iterations before its time budget may stop it, so
 #: that a cycle preempted on a loaded machine still makes progress (the iteration budget
 #: ``tracking_max_iterations`` is the primary bound, ``tracking_timeout`` a safety net)
@@ -89,6 +93,7 @@ class _Problem:
     def __init__(self, stack: LevelStack, frame: FrameTask, frame_level: int, frame_rows: slice,
                  locks: Optional[JointLockTask], continuous: Array, tracking: bool = False):
         self.levels = stack
+        self.last_theta: Optional[Array] = None     # θ of the last evaluation (see converged)
         self.posture_variation = stack.posture_variation if tracking and stack.postures else None
         self.frame, self.frame_level, self.frame_rows = frame, frame_level, frame_rows
         self.locks = locks
@@ -107,6 +112,7 @@ class _Problem:
         the factor ``ratio`` over ``window`` iterations, so that a restart happens early."""
         e = levels[self.frame_level].residual[self.frame_rows]
         pos, ori = self.frame.errors_from_residual(e)
+        self.last_theta, self.last_errors = theta, (pos, ori)
         if pos > self.frame.position_tolerance or ori > self.frame.orientation_tolerance:
             if self.window:
                 hist = self.history
@@ -322,6 +328,33 @@ class IKSolver:
             max_iterations=cfg.tracking_max_iterations, max_time=None)
         self._track_cache: Tuple = (math.nan, None, None, ())
         self._middle = middle_of_limits(self.lower, self.upper)
+        self._seed_rng = np.random.default_rng(cfg.random_seed)
+        self._seeds = np.empty((0, self.chain_variables.size))
+        self._kernel = None
+        reason = self._numba_unsupported(cfg)
+        if cfg.backend == "numba" and reason:
+            raise ConfigError(f"parameter 'backend': 'numba' cannot solve this problem: {reason}")
+        #: the implementation of one-shot solves: "numpy" or "numba" (see ``config.backend``)
+        self.backend = "numpy" if cfg.backend == "numpy" or reason else "numba"
+        if self.backend == "numba":
+            from pdls_ik._accel.pdls_pose import PoseKernel
+            self._kernel = PoseKernel(linkage, tip, base, self.chain_variables,
+                                      free_orientation, cfg,
+                                      (RESTART_WINDOW, RESTART_RATIO))
+
+    def _numba_unsupported(self, cfg: IKConfig) -> str:
+        """Why the compiled kernel cannot solve this solver's one-shot problem ("" if it can)."""
+        if not numba_available():
+            return "numba is not installed (pip install numba)"
+        if self.locks is not None:
+            return "joint locks make a second priority level"
+        if cfg.limit_strategy != "clamping":
+            return f"limit_strategy '{cfg.limit_strategy}' (the kernel runs the limiting loop)"
+        chain = self.linkage.chain(self.tip_link, self.base_link)
+        if not chain.base_is_lca and chain.base_motions is not None:
+            return (f"the path from '{self.base_link}' to '{self.tip_link}' crosses moving joints "
+                    "upward")
+        return ""
 
     # ------------------------------------------------------------------ helpers
     def _check_q(self, q, label: str, notes: List[str]) -> Array:
@@ -349,10 +382,21 @@ class IKSolver:
         self.frame.set_target(target)
         notes.extend(self.frame.notes)
 
-    def _random_seed(self, rng: np.random.Generator, base: Array) -> Array:
+    def _restart_seeds(self, count: int) -> Array:
+        """The first ``count`` (at least) random restart seeds (k, chain variables), uniform
+        within the limits (±π where a limit is infinite), drawn from a generator seeded with
+        ``config.random_seed``: the same table for every solve and both backends."""
+        if self._seeds.shape[0] < count:
+            idx = self.chain_variables
+            more = -(-(count - self._seeds.shape[0]) // SEED_BLOCK) * SEED_BLOCK
+            self._seeds = np.concatenate((self._seeds, self._seed_rng.uniform(
+                self._sample_lo[idx], self._sample_hi[idx], (more, idx.size))))
+        return self._seeds
+
+    def _random_seed(self, k: int, base: Array) -> Array:
+        """Restart seed k: ``base`` with its chain variables from row k of the seed table."""
         q = base.copy()
-        idx = self.chain_variables
-        q[idx] = rng.uniform(self._sample_lo[idx], self._sample_hi[idx])
+        q[self.chain_variables] = self._restart_seeds(k + 1)[k]
         return q
 
     def errors(self, q: Array):
@@ -361,15 +405,28 @@ class IKSolver:
         return self.frame.errors(self.linkage.forward_kinematics(q, self.tip_link,
                                                                  self.base_link))
 
+    def _errors(self, q: Array) -> Tuple[float, float]:
+        """:meth:`errors`, by the compiled kernel once loaded (numba backend)."""
+        if self._kernel is not None and self._kernel.ready:
+            return self._kernel.errors(q, self.frame)
+        return self.errors(q)
+
     def _finish(self, res: "pdls.PDLSResult", q: Array, iterations: int, restarts: int,
-                t0: float, notes: List[str]) -> IKResult:
-        q = q.copy()
-        q[self.continuous] = wrap_angle(q[self.continuous])
+                t0: float, notes: List[str], known: Optional[Tuple] = None) -> IKResult:
+        """The IKResult of configuration q (n,); ``known``: (q', position error, orientation
+        error) measured at some q' — reused when q is still q' after wrapping, clipping and
+        snapping (no second forward kinematics)."""
+        q_in, q = q, q.copy()
+        if self.continuous.any():
+            q[self.continuous] = wrap_angle(q[self.continuous])
         q = np.clip(q, self.lower, self.upper)
         if self.locks is not None:       # held to rounding: snap exactly onto the lock values
             held = np.abs(q[self.locks.indices] - self.locks.values) <= LOCK_TOL
             q[self.locks.indices[held]] = self.locks.values[held]
-        pos, ori = self.errors(q)
+        if known is not None and known[0] is q_in and np.array_equal(q, q_in):
+            pos, ori = known[1], known[2]
+        else:
+            pos, ori = self._errors(q)
         ok = pos <= self.frame.position_tolerance and ori <= self.frame.orientation_tolerance
         if ok and self.locks is not None:
             ok = bool(np.all(np.abs(q[self.locks.indices] - self.locks.values) <= LOCK_TOL))
@@ -405,7 +462,13 @@ class IKSolver:
 
         Raises:
             InputError: NaN/inf in the goal, zero quaternion, bad shapes, bad seed or timeout.
+
+        With the numba backend, the first call of a process first loads the compiled kernel
+        (about 0.3 s; about 20 s once per installation, when numba compiles and caches it),
+        before the clock of ``timeout`` starts.
         """
+        if self._kernel is not None:
+            self._kernel.load()
         t0 = time.perf_counter()
         timeout = self.config.timeout if timeout is None else float(timeout)
         if not (timeout > 0.0 and math.isfinite(timeout)):
@@ -415,32 +478,56 @@ class IKSolver:
         start = self._middle.copy() if seed is None else self._check_q(seed, "seed", notes)
         if seed is None:
             start[self.continuous] = 0.0
-        rng = np.random.default_rng(self.config.random_seed)
         deadline = t0 + timeout
-        best, best_q, best_score = None, start, math.inf
+        if self._kernel is not None:
+            return self._solve_compiled(start, deadline, t0, notes)
+        best, best_known, best_score = None, None, math.inf
         iterations = restarts = 0
         q0 = start
+        problem = self._problem
         while True:
             remaining = deadline - time.perf_counter()
             opts = self._options.replace(max_time=max(remaining, 1e-6))
             if self.config.random_restarts:
-                self._problem.start(RESTART_WINDOW, RESTART_RATIO)
-            res = pdls.solve(self._problem, q0, self.lower, self.upper, opts)
-            if self._problem.stuck:
+                problem.start(RESTART_WINDOW, RESTART_RATIO)
+            res = pdls.solve(problem, q0, self.lower, self.upper, opts)
+            if problem.stuck:
                 res.status = "stalled"
             iterations += res.iterations
             q = res.theta if res.converged or res.best_theta is None else res.best_theta
-            pos, ori = self.errors(q)
+            # the last evaluation's errors when it was at q (no second forward kinematics)
+            pos, ori = problem.last_errors if q is problem.last_theta else self.errors(q)
             score = math.hypot(pos * self.frame.position_weight,
                                ori * self.frame.orientation_weight)
             if score < best_score or best is None:
-                best, best_q, best_score = res, q, score
-            if (res.converged and not self._problem.stuck) or not self.config.random_restarts \
+                best, best_known, best_score = res, (q, pos, ori), score
+            if (res.converged and not problem.stuck) or not self.config.random_restarts \
                     or time.perf_counter() >= deadline:
                 break
+            q0 = self._random_seed(restarts, start)
             restarts += 1
-            q0 = self._random_seed(rng, start)
-        return self._finish(best, best_q, iterations, restarts, t0, notes)
+        return self._finish(best, best_known[0], iterations, restarts, t0, notes, best_known)
+
+    def _solve_compiled(self, start: Array, deadline: float, t0: float,
+                        notes: List[str]) -> IKResult:
+        """:meth:`solve` on the compiled kernel (:mod:`pdls_ik._accel.pdls_pose`): the same
+        local solves, restart monitor and restart seeds, run in blocks of the seed table."""
+        kernel, frame = self._kernel, self.frame
+        restart = self.config.random_restarts
+        best, best_score = None, math.inf
+        iterations = restarts = 0
+        while True:
+            seeds = self._restart_seeds(restarts + SEED_BLOCK)
+            attempt = kernel.solve(frame, start, restarts, seeds, deadline, restart)
+            iterations += attempt.iterations
+            restarts += attempt.restarts
+            if attempt.score < best_score or best is None:
+                best, best_score = attempt, attempt.score
+            if attempt.result.converged or not restart or time.perf_counter() >= deadline:
+                break
+        best.result.iterations = iterations
+        return self._finish(best.result, best.q, iterations, restarts, t0, notes,
+                            (best.q, best.position_error, best.orientation_error))
 
     def track(self, target, q_current: Sequence[float], dt: float) -> IKResult:
         """One tracking cycle toward ``target`` from ``q_current`` (n,), for a period dt [s].

@@ -7,6 +7,7 @@ import pytest
 from scipy.spatial.transform import Rotation
 
 from conftest import ROBOTS, PinocchioBridge, random_q
+from pdls_ik._accel import available as numba_available
 from pdls_ik.errors import ConfigError, InputError, LinkError
 from pdls_ik.ik import IKResult, IKSolver
 from pdls_ik.model import load_urdf
@@ -26,6 +27,16 @@ def _robot(name):
 NO_TIME_LIMIT = 5.0
 
 
+#: the one-shot tests run on both implementations (config.backend)
+BACKENDS = ["numpy", pytest.param("numba", marks=pytest.mark.skipif(
+    not numba_available(), reason="numba not installed (optional accelerator: pip install numba)"))]
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request):
+    return request.param
+
+
 @pytest.fixture(scope="module")
 def panda():
     return _robot("panda")
@@ -43,7 +54,7 @@ def _pin_errors(bridge, q, tip, T_goal):
 
 
 @pytest.mark.parametrize("name, tip", [("panda", PANDA_TIP), ("ur5", UR5_TIP)])
-def test_success_rate_and_pinocchio_fk_on_200_random_poses(name, tip):
+def test_success_rate_and_pinocchio_fk_on_200_random_poses(name, tip, backend):
     """≥ 99 % success on 200 random reachable poses from random in-limit seeds; every success
     passes an independent FK check (Pinocchio) within 1e-5 m / 1e-4 rad.
 
@@ -52,7 +63,8 @@ def test_success_rate_and_pinocchio_fk_on_200_random_poses(name, tip):
     seeded restarts make it reproducible."""
     robot, text = _robot(name)
     bridge = PinocchioBridge(text, robot)
-    solver = IKSolver(robot, tip, timeout=NO_TIME_LIMIT)
+    solver = IKSolver(robot, tip, timeout=NO_TIME_LIMIT, backend=backend)
+    assert solver.backend == backend
     rng = np.random.default_rng(7)
     ok = 0
     for _ in range(200):
@@ -68,9 +80,9 @@ def test_success_rate_and_pinocchio_fk_on_200_random_poses(name, tip):
     assert ok >= 198
 
 
-def test_result_fields_and_reproducibility(panda):
+def test_result_fields_and_reproducibility(panda, backend):
     robot, _ = panda
-    solver = IKSolver(robot, PANDA_TIP, timeout=NO_TIME_LIMIT)
+    solver = IKSolver(robot, PANDA_TIP, timeout=NO_TIME_LIMIT, backend=backend)
     q_goal = np.array([0.3, -0.4, 0.2, -2.0, 0.1, 1.8, 0.5, 0.02])
     T = robot.forward_kinematics(q_goal, PANDA_TIP)
     pos, quat = T[:3, 3], Rotation.from_matrix(T[:3, :3]).as_quat()
@@ -114,10 +126,11 @@ def test_bad_goal_and_seed(panda):
     assert any("seed clamped" in n and "panda_joint4" in n for n in res.notes)
 
 
-def test_position_only_leaves_orientation_free(panda):
+def test_position_only_leaves_orientation_free(panda, backend):
     robot, text = panda
     bridge = PinocchioBridge(text, robot)
-    solver = IKSolver(robot, PANDA_TIP, position_only=True, timeout=NO_TIME_LIMIT)
+    solver = IKSolver(robot, PANDA_TIP, position_only=True, timeout=NO_TIME_LIMIT,
+                      backend=backend)
     goal = ([0.45, -0.2, 0.35], [0.3, 0.2, 0.1, 0.9])   # orientation ignored
     res = solver.solve(goal)
     assert res.success and res.orientation_error == 0.0
@@ -143,9 +156,9 @@ def test_joint_lock_has_strict_priority_over_the_pose(panda):
     assert res2.success and res2.q[0] == 0.0 and res2.q[2] == 0.0
 
 
-def test_continuous_joints_wrapped_and_limits_respected(ur5):
+def test_continuous_joints_wrapped_and_limits_respected(ur5, backend):
     robot, _ = ur5
-    solver = IKSolver(robot, UR5_TIP, timeout=0.1)
+    solver = IKSolver(robot, UR5_TIP, timeout=0.1, backend=backend)
     rng = np.random.default_rng(3)
     for _ in range(20):
         res = solver.solve(robot.forward_kinematics(random_q(robot, rng), UR5_TIP),
@@ -153,9 +166,9 @@ def test_continuous_joints_wrapped_and_limits_respected(ur5):
         assert np.all(res.q >= robot.lower) and np.all(res.q <= robot.upper)
 
 
-def test_unreachable_goal_returns_best_effort(panda):
+def test_unreachable_goal_returns_best_effort(panda, backend):
     robot, _ = panda
-    solver = IKSolver(robot, PANDA_TIP, position_only=True, timeout=0.05)
+    solver = IKSolver(robot, PANDA_TIP, position_only=True, timeout=0.05, backend=backend)
     res = solver.solve(([2.0, 0.0, 0.3], [0, 0, 0, 1]))
     assert not res.success and res.status != "converged"
     # the Panda reaches at most ~1.19 m from its shoulder (0, 0, 0.333): the goal is 1.97 m

@@ -1,33 +1,55 @@
-"""Numba prototype of a PDLS local solve for one pose level (the IK one-shot configuration).
+"""Numba backend of :meth:`pdls_ik.IKSolver.solve` for a plain pose or position-only goal.
 
-A transcription of :func:`pdls_ik.pdls.solve` for a single level — the weighted pose residual of
-:class:`pdls_ik.tasks.FrameTask` (full orientation) and its Jacobian — with the options IKSolver
-uses: automatic λ (:func:`pdls_ik.pdls.pinv.auto_lambda`), SVD damped pseudoinverse with rank by
-``svd_tol``, the limiting loop, Δθ clamping to ``theta_diff_max_mag``, adaptive step size
-(slow-down / speed-up of the residual clamp), divergence check with revert, stall and iteration
-budget, constant step, the best iterate, and IKSolver's progress monitor (a local solve is
-abandoned as "stuck" when ‖e‖ fell by less than ``ratio`` over ``window`` iterations).
-Not covered (NumPy only): several levels, posture, inequality rows, line searches, ``max_time``.
+A transcription of :func:`pdls_ik.pdls.solve` for the one-level problem that IKSolver builds for
+such a goal — the weighted residual of :class:`pdls_ik.tasks.FrameTask` (full orientation: 6 rows,
+position-only: 3 rows) and its Jacobian — with the options IKSolver passes: automatic λ
+(:func:`pdls_ik.pdls.pinv.auto_lambda`, Baerlocher 2001) or a fixed λ, SVD damped pseudoinverse
+with the rank decided by ``svd_tol``, the limiting loop (Baerlocher & Boulic 2004, §4), Δθ
+clamping to ``theta_diff_max_mag``, the adaptive step size (slow-down / speed-up of the residual
+clamp), divergence check with revert, stall, iteration and time budgets, the best iterate, and
+IKSolver's restart monitor (:data:`pdls_ik.ik.RESTART_WINDOW`, :data:`pdls_ik.ik.RESTART_RATIO`)
+with restarts from IKSolver's table of random seeds.
 
-The NumPy code stays the reference: ``test/test_accel_pdls_pose.py`` checks that this kernel
-reaches the same iterates, statuses and iteration counts.
+Not covered (the NumPy path handles them): several levels (joint locks), posture, inequality rows,
+line searches, ``limit_strategy="pgs"``, a free rotation about a tool axis, a base below moving
+joints of the path. The NumPy code is the reference: ``test/test_ik_backends.py`` checks that
+both backends return the same answers, iteration and restart counts.
 """
 from __future__ import annotations
 
 import math
 import time
+from dataclasses import dataclass
 
 import numba
 import numpy as np
 
 from pdls_ik._accel.dls import _pose_jacobian, _residual
+from pdls_ik.pdls.result import PDLSResult
 
-CONVERGED, STALLED, MAX_ITERATIONS, STUCK = 0, 1, 2, 3
-STATUS_NAMES = ("converged", "stalled", "max_iterations", "stuck")
+#: status codes of the kernel; STUCK is the restart monitor's verdict (reported as "stalled")
+CONVERGED, STALLED, MAX_ITERATIONS, MAX_TIME, STUCK = 0, 1, 2, 3, 4
+STATUS_NAMES = ("converged", "stalled", "max_iterations", "max_time", "stalled")
+#: indices of the metrics vector filled by :func:`solve_restarts`
+M_NORM, M_LAMBDA, M_RANK, M_SIGMA, M_POS, M_ORI, M_STEPPED = range(7)
+#: PDLSOptions defaults that IKSolver keeps and the kernel hard-codes (asserted by the tests):
+#: svd_tol, residual_tol, theta_diff_tol, divergence_factor, slowdown_factor, speedup_factor,
+#: speedup_threshold, slowdown_threshold
+OPTION_DEFAULTS = {"svd_tol": 1e-9, "residual_tol": 1e-10, "theta_diff_tol": 1e-12,
+                   "divergence_factor": 2.0, "slowdown_factor": 0.5, "speedup_factor": 1.5,
+                   "speedup_threshold": 0.5, "slowdown_threshold": 1.0}
+
+
+@numba.njit(cache=True)
+def _now():
+    with numba.objmode(t="float64"):
+        t = time.perf_counter()
+    return t
 
 
 @numba.njit(cache=True)
 def _auto_lambda(residual_mag, min_sigma, target):
+    """:func:`pdls_ik.pdls.pinv.auto_lambda` without the σ thresholds (IKSolver's options)."""
     d = residual_mag / target if target < math.inf else 0.0
     if min_sigma >= d:
         return 0.0
@@ -38,15 +60,41 @@ def _auto_lambda(residual_mag, min_sigma, target):
 
 @numba.njit(cache=True)
 def jacobi_svd(A):
-    """Thin SVD (U (m, m), s (m,), Vt (m, n)) of A (m, n), m <= n, by one-sided Jacobi rotations
-    of the rows (Hestenes 1958; Demmel & Veselić 1992: high relative accuracy), s decreasing.
-    LAPACK through numba costs ~30 µs for a 6 × 7 matrix; this costs a few µs."""
+    """Thin SVD (U (m, m), s (m,), Vt (m, n)) of A (m, n), m <= n; see :func:`jacobi_svd_into`."""
     m, n = A.shape
-    W = A.copy()
-    U = np.eye(m)
-    norms = np.empty(m)                 # squared row norms, updated by each rotation
+    u, s, vt = np.empty((m, m)), np.empty(m), np.empty((m, n))
+    jacobi_svd_into(A, u, s, vt, np.empty((m, n)), np.eye(m), np.empty(m), False)
+    return u, s, vt
+
+
+@numba.njit(cache=True)
+def jacobi_svd_into(A, u, s, vt, W, U, norms, warm):
+    """Thin SVD of A (m, n), m <= n, into u (m, m), s (m,) decreasing, vt (m, n), by one-sided
+    Jacobi rotations of the rows (Hestenes 1958; Demmel & Veselić 1992: high relative accuracy).
+
+    W (m, n), U (m, m), norms (m,): work arrays. ``warm``: U holds the rotation of a previous
+    call on a nearby matrix (the previous iteration, or the previous pass of the limiting loop)
+    and the rotations start from W = Uᵀ A, whose rows are then nearly orthogonal: one or two
+    sweeps instead of six to eight. LAPACK through numba costs ~30 µs for a 6 × 7 matrix; this
+    costs one to a few µs."""
+    m, n = A.shape
+    if warm:
+        for i in range(m):
+            for j in range(n):
+                acc = 0.0
+                for r in range(m):
+                    acc += U[r, i] * A[r, j]
+                W[i, j] = acc
+    else:
+        W[:, :] = A
+        U[:, :] = 0.0
+        for i in range(m):
+            U[i, i] = 1.0
+    total = 0.0
     for i in range(m):
-        norms[i] = np.dot(W[i], W[i])
+        norms[i] = np.dot(W[i], W[i])       # squared row norms, updated by each rotation
+        total += norms[i]
+    negligible = 1e-32 * total              # rows below 1e-16 ‖A‖ are rounding noise: left
     for _ in range(60):
         rotated = False
         for i in range(m - 1):
@@ -55,85 +103,116 @@ def jacobi_svd(A):
                 c = 0.0
                 for j in range(n):
                     c += W[i, j] * W[k, j]
-                if c == 0.0 or abs(c) <= 1e-15 * math.sqrt(a * b):
+                if c == 0.0 or abs(c) <= 1e-15 * math.sqrt(a * b) or \
+                        min(a, b) <= negligible:
                     continue
                 rotated = True
                 zeta = (b - a) / (2.0 * c)
                 t = math.copysign(1.0, zeta) / (abs(zeta) + math.sqrt(1.0 + zeta * zeta))
                 cs = 1.0 / math.sqrt(1.0 + t * t)
                 sn = cs * t
+                na, nb = 0.0, 0.0
                 for j in range(n):
                     wi, wk = W[i, j], W[k, j]
-                    W[i, j] = cs * wi - sn * wk
-                    W[k, j] = sn * wi + cs * wk
+                    wi, wk = cs * wi - sn * wk, sn * wi + cs * wk
+                    W[i, j], W[k, j] = wi, wk
+                    na += wi * wi
+                    nb += wk * wk
+                norms[i], norms[k] = na, nb
                 for j in range(m):
                     ui, uk = U[j, i], U[j, k]
                     U[j, i] = cs * ui - sn * uk
                     U[j, k] = sn * ui + cs * uk
-                norms[i] = np.dot(W[i], W[i])
-                norms[k] = np.dot(W[k], W[k])
         if not rotated:
             break
-    for i in range(m):
-        norms[i] = math.sqrt(norms[i])
-    order = np.argsort(-norms)
-    u, s, vt = np.empty((m, m)), np.empty(m), np.zeros((m, n))
-    for r in range(m):
-        i = order[r]
-        s[r] = norms[i]
-        u[:, r] = U[:, i]
-        if norms[i] > 0.0:
-            vt[r] = W[i] / norms[i]
-    return u, s, vt
+    for r in range(m):                  # s = sorted row norms (selection sort, m <= 6)
+        best, value = -1, -1.0
+        for i in range(m):
+            if norms[i] > value:
+                best, value = i, norms[i]
+        norms[best] = -2.0
+        sv = math.sqrt(value)
+        s[r] = sv
+        for j in range(m):
+            u[j, r] = U[j, best]
+        inv = 1.0 / sv if sv > 0.0 else 0.0
+        for j in range(n):
+            vt[r, j] = W[best, j] * inv
 
 
 @numba.njit(cache=True)
-def _priority_pass(J, e, active, fixed, any_fixed, target, svd_tol, out):
-    """One level of the priority loop: out = fixed + J̃^{+λ} (e − J fixed); returns λ."""
-    n = J.shape[1]
-    e_hat = e.copy()
-    if any_fixed:
-        for r in range(6):
-            acc = 0.0
+def _work(m, n):
+    """Work arrays of one local solve: (e_hat, Jm, u, s, vt, W, U, norms, fixed, active,
+    clamped, lo, up, e_clamped)."""
+    return (np.empty(m), np.empty((m, n)), np.empty((m, m)), np.empty(m), np.empty((m, n)),
+            np.empty((m, n)), np.empty((m, m)), np.empty(m), np.empty(n),
+            np.empty(n, dtype=np.bool_), np.empty(n, dtype=np.bool_), np.empty(n), np.empty(n),
+            np.empty(m))
+
+
+@numba.njit(cache=True)
+def _priority_pass(J, e, any_fixed, lam_fixed, target, svd_tol, out, wk, metrics, warm):
+    """The priority loop for one level: out = fixed + J̃^{+λ} (e − J fixed) with J̃ = J P
+    (P: the active columns); λ, rank and σ_min go to metrics; warm: see jacobi_svd_into."""
+    e_hat, Jm, u, s, vt, W, U, norms, fixed, active = wk[:10]
+    m, n = J.shape
+    for r in range(m):
+        acc = 0.0
+        if any_fixed:
             for j in range(n):
                 acc += J[r, j] * fixed[j]
-            e_hat[r] = e[r] - acc
-    Jm = np.empty((6, n))
-    for r in range(6):
+        e_hat[r] = e[r] - acc
         for j in range(n):
             Jm[r, j] = J[r, j] if active[j] else 0.0
-    u, s, vt = jacobi_svd(Jm)
+    jacobi_svd_into(Jm, u, s, vt, W, U, norms, warm)
     for j in range(n):
         out[j] = fixed[j] if any_fixed else 0.0
-    rank = s.shape[0]
+    rank = m
     while rank > 0 and s[rank - 1] <= svd_tol:
         rank -= 1
+    metrics[M_RANK] = rank
+    metrics[M_LAMBDA] = 0.0
+    metrics[M_SIGMA] = 0.0
     if rank == 0:
-        return 0.0
-    lam = _auto_lambda(math.sqrt(np.dot(e_hat, e_hat)), s[rank - 1], target)
+        return
+    lam = lam_fixed
+    if lam < 0.0:
+        lam = _auto_lambda(math.sqrt(np.dot(e_hat, e_hat)), s[rank - 1], target)
+    metrics[M_LAMBDA] = lam
+    metrics[M_SIGMA] = s[rank - 1]
     for i in range(rank):
         gain = s[i] / (s[i] * s[i] + lam * lam) if lam != 0.0 else 1.0 / s[i]
-        c = gain * np.dot(u[:, i], e_hat)
+        c = 0.0
+        for r in range(m):
+            c += u[r, i] * e_hat[r]
+        c *= gain
         for j in range(n):
             out[j] += c * vt[i, j]
-    return lam
 
 
 @numba.njit(cache=True)
-def _step(J, e, norm, rmm, theta, lower, upper, free, tmax, svd_tol, dtheta):
-    """compute_step for one level; returns (Δθ magnitude before clamping, residual clamped)."""
-    n = theta.shape[0]
+def _step(J, e, norm, rmm, theta, lower, upper, free, lam_fixed, tmax, svd_tol, dtheta, wk,
+          metrics, warm):
+    """:func:`pdls_ik.pdls.step.compute_step` for one level; returns (‖Δθ‖ before clamping,
+    whether the residual was clamped)."""
     e_use = e
     clamped_res = False
     if rmm > 0.0 and norm > rmm:
-        e_use = e * (rmm / math.sqrt(np.dot(e, e)))
+        e_use = wk[13]
+        scale = rmm / math.sqrt(np.dot(e, e))
+        for r in range(e.shape[0]):
+            e_use[r] = e[r] * scale
         clamped_res = True
-    fixed = np.zeros(n)
-    clamped = np.zeros(n, dtype=np.bool_)
-    active = free.copy()
+    fixed, active, clamped, lo, up = wk[8], wk[9], wk[10], wk[11], wk[12]
+    n = theta.shape[0]
+    fixed[:] = 0.0
+    clamped[:] = False
+    active[:] = free
     any_fixed = False
     while True:
-        _priority_pass(J, e_use, active, fixed, any_fixed, tmax, svd_tol, dtheta)
+        _priority_pass(J, e_use, any_fixed, lam_fixed, tmax, svd_tol, dtheta, wk, metrics,
+                       warm)
+        warm = True
         changed = False
         for j in range(n):
             t = theta[j] + dtheta[j]
@@ -153,9 +232,10 @@ def _step(J, e, norm, rmm, theta, lower, upper, free, tmax, svd_tol, dtheta):
     mag = math.sqrt(np.dot(dtheta, dtheta))
     diff_clamped = mag > tmax
     if diff_clamped:
-        dtheta *= tmax / math.sqrt(np.dot(dtheta, dtheta))
-    if any_fixed or diff_clamped:  # _exactly_inside
-        lo, up = lower.copy(), upper.copy()
+        dtheta *= tmax / mag
+    if any_fixed or diff_clamped:  # step._exactly_inside
+        lo[:] = lower
+        up[:] = upper
         for _ in range(8):
             moved = False
             for j in range(n):
@@ -174,34 +254,57 @@ def _step(J, e, norm, rmm, theta, lower, upper, free, tmax, svd_tol, dtheta):
 
 
 @numba.njit(cache=True)
-def _evaluate(q, target, wp, wo, ch, T, J, P, e):
+def _evaluate(q, target, wp, wo, rows, ch, T, J6, P, e6):
+    """Weighted residual e6[:rows] and Jacobian J6[:rows] at q; returns ‖e‖ of those rows."""
     basis, qidx, mult, offset, start, end, axis, revolute, select = ch
-    _pose_jacobian(q, basis, qidx, mult, offset, start, end, axis, revolute, select, T, J, P)
-    _residual(T, target, e)
+    _pose_jacobian(q, basis, qidx, mult, offset, start, end, axis, revolute, select, T, J6, P)
+    _residual(T, target, e6)
     for r in range(3):
-        e[r] *= wp
-        e[3 + r] *= wo
-        for j in range(J.shape[1]):
-            J[r, j] *= wp
-            J[3 + r, j] *= wo
-    return math.sqrt(np.dot(e, e))
+        e6[r] *= wp
+        e6[3 + r] *= wo
+        for j in range(J6.shape[1]):
+            J6[r, j] *= wp
+            J6[3 + r, j] *= wo
+    acc = 0.0
+    for r in range(rows):
+        acc += e6[r] * e6[r]
+    return math.sqrt(acc)
 
 
 @numba.njit(cache=True)
-def solve_local(theta0, target, ch, lower, upper, free, continuous, wp, wo, tol_p, tol_o,
-                tmax, svd_tol, residual_tol, max_iterations, window, ratio):
-    """One PDLS local solve; returns (θ, best θ, status code, iterations)."""
-    n = theta0.shape[0]
-    T, P, J, e = np.empty((4, 4)), np.empty((4, 4)), np.empty((6, n)), np.empty(6)
-    dtheta = np.empty(n)
-    theta = np.minimum(np.maximum(theta0, lower), upper)
-    for j in range(n):  # place(): wrap continuous joints, clip
+def _place(theta, lower, upper, continuous):
+    """θ wrapped (continuous joints, into [-π, π)) and clipped into the limits, in place."""
+    for j in range(theta.shape[0]):
         if continuous[j]:
             theta[j] = (theta[j] + math.pi) % (2.0 * math.pi) - math.pi
-    theta = np.minimum(np.maximum(theta, lower), upper)
-    norm = _evaluate(theta, target, wp, wo, ch, T, J, P, e)
-    best, best_key = theta.copy(), math.inf
-    theta_prev = theta.copy()
+        theta[j] = min(max(theta[j], lower[j]), upper[j])
+
+
+@numba.njit(cache=True)
+def _errors(e6, wp, wo, rows):
+    """Unweighted (position [m], orientation [rad]) errors of a weighted residual."""
+    pos = math.sqrt(e6[0] ** 2 + e6[1] ** 2 + e6[2] ** 2) / wp
+    ori = math.sqrt(e6[3] ** 2 + e6[4] ** 2 + e6[5] ** 2) / wo if rows == 6 else 0.0
+    return pos, ori
+
+
+@numba.njit(cache=True)
+def solve_local(theta0, target, ch, lower, upper, free, continuous, wp, wo, rows, tol_p, tol_o,
+                lam_fixed, tmax, svd_tol, residual_tol, max_iterations, window, ratio,
+                deadline, theta, best, metrics):
+    """One PDLS local solve (:func:`pdls_ik.pdls.solve` with IKSolver's problem and options)
+    from theta0 (n,); fills theta (n,) and the best iterate best (n,); metrics: ‖e‖ at theta,
+    λ, rank and σ_min of the last step, errors at theta. Returns (status code, iterations)."""
+    n = theta0.shape[0]
+    T, P, J6, e6 = np.empty((4, 4)), np.empty((4, 4)), np.empty((6, n)), np.empty(6)
+    J, e = J6[:rows], e6[:rows]
+    wk = _work(rows, n)
+    dtheta, nxt, theta_prev = np.empty(n), np.empty(n), np.empty(n)
+    theta[:] = theta0
+    _place(theta, lower, upper, continuous)
+    norm = _evaluate(theta, target, wp, wo, rows, ch, T, J6, P, e6)
+    best[:] = theta
+    best_key = math.inf
     prev_norm = -1.0
     rmm, speed_cap = -1.0, -1.0        # residual clamp and speed-up cap (-1: unset)
     last_mag, last_clamped, last_applied, have_step = 0.0, False, math.inf, False
@@ -209,27 +312,33 @@ def solve_local(theta0, target, ch, lower, upper, free, continuous, wp, wo, tol_
     history = np.empty(max_iterations + 2)
     h = 0
     iteration = 0
+    metrics[M_STEPPED] = 0.0
     while True:
+        metrics[M_NORM] = norm
+        metrics[M_POS], metrics[M_ORI] = _errors(e6, wp, wo, rows)
         key = max(norm, residual_tol)
         if key < best_key:
-            best[:], best_key = theta, key
-        pos = math.sqrt(e[0] ** 2 + e[1] ** 2 + e[2] ** 2) / wp
-        ori = math.sqrt(e[3] ** 2 + e[4] ** 2 + e[5] ** 2) / wo
-        if pos <= tol_p and ori <= tol_o:
-            return theta, best, CONVERGED, iteration
+            best[:] = theta
+            best_key = key
+        if metrics[M_POS] <= tol_p and metrics[M_ORI] <= tol_o:
+            return CONVERGED, iteration
         if window > 0:
             history[h] = norm
             h += 1
             if h > window and history[h - 1] > ratio * history[h - 1 - window]:
-                return theta, best, STUCK, iteration
-        diverging = prev_norm >= 0.0 and norm > 2.0 * prev_norm
+                return STUCK, iteration
+        diverging = prev_norm >= 0.0 and norm > max(residual_tol, 2.0 * prev_norm)
         if diverging:
             theta[:] = theta_prev
-            norm = _evaluate(theta, target, wp, wo, ch, T, J, P, e)
+            norm = _evaluate(theta, target, wp, wo, rows, ch, T, J6, P, e6)
+            metrics[M_NORM] = norm
+            metrics[M_POS], metrics[M_ORI] = _errors(e6, wp, wo, rows)
         if have_step and last_applied < 1e-12 and not last_clamped:
-            return theta, best, STALLED, iteration
+            return STALLED, iteration
         if iteration >= max_iterations:
-            return theta, best, MAX_ITERATIONS, iteration
+            return MAX_ITERATIONS, iteration
+        if _now() >= deadline:
+            return MAX_TIME, iteration
         if have_step:   # AdaptiveStepSize.update
             if last_mag > tmax or diverging:
                 current = last_norm if rmm < 0.0 else rmm
@@ -239,131 +348,170 @@ def solve_local(theta0, target, ch, lower, upper, free, continuous, wp, wo, tol_
             elif last_mag < 0.5 * tmax and rmm >= 0.0 and last_clamped:
                 rmm = rmm * 1.5 if speed_cap < 0.0 else min(rmm * 1.5, speed_cap)
         last_norm = norm
-        last_mag, last_clamped = _step(J, e, norm, rmm, theta, lower, upper, free, tmax,
-                                       svd_tol, dtheta)
+        last_mag, last_clamped = _step(J, e, norm, rmm, theta, lower, upper, free, lam_fixed,
+                                       tmax, svd_tol, dtheta, wk, metrics, have_step)
         have_step = True
-        nxt = theta + dtheta
+        metrics[M_STEPPED] = 1.0
         for j in range(n):
-            if continuous[j]:
-                nxt[j] = (nxt[j] + math.pi) % (2.0 * math.pi) - math.pi
-            nxt[j] = min(max(nxt[j], lower[j]), upper[j])
-        applied = nxt - theta
-        last_applied = math.sqrt(np.dot(applied, applied))
+            nxt[j] = theta[j] + dtheta[j]
+        _place(nxt, lower, upper, continuous)
+        acc = 0.0
+        for j in range(n):
+            acc += (nxt[j] - theta[j]) ** 2
+        last_applied = math.sqrt(acc)
         theta_prev[:] = theta
         prev_norm = norm
-        theta = nxt
+        theta[:] = nxt
         iteration += 1
-        norm = _evaluate(theta, target, wp, wo, ch, T, J, P, e)
+        norm = _evaluate(theta, target, wp, wo, rows, ch, T, J6, P, e6)
 
 
 @numba.njit(cache=True)
-def pose_errors(q, target, ch):
-    """(position [m], orientation [rad]) error of the tip pose at q against target (4, 4)."""
+def pose_errors(q, target, ch, rows):
+    """(position [m], orientation [rad]) error of the tip pose at q against target (4, 4)
+    (orientation 0 for a position-only goal)."""
     n = q.shape[0]
-    T, P, J, e = np.empty((4, 4)), np.empty((4, 4)), np.empty((6, n)), np.empty(6)
-    _evaluate(q, target, 1.0, 1.0, ch, T, J, P, e)
-    return math.sqrt(e[0] ** 2 + e[1] ** 2 + e[2] ** 2), math.sqrt(e[3] ** 2 + e[4] ** 2
-                                                                 + e[5] ** 2)
+    T, P, J6, e6 = np.empty((4, 4)), np.empty((4, 4)), np.empty((6, n)), np.empty(6)
+    _evaluate(q, target, 1.0, 1.0, rows, ch, T, J6, P, e6)
+    return _errors(e6, 1.0, 1.0, rows)
 
 
 @numba.njit(cache=True)
-def _now():
-    with numba.objmode(t="float64"):
-        t = time.perf_counter()
-    return t
+def solve_restarts(start, use_start, seeds, chain_idx, first, deadline, restart, target, ch,
+                   lower, upper, free, continuous, wp, wo, rows, tol_p, tol_o, lam_fixed, tmax,
+                   svd_tol, residual_tol, max_iterations, window, ratio, best_q, metrics):
+    """IKSolver.solve's loop: a local solve from start (if use_start), then from start with its
+    chain variables chain_idx replaced by the rows first, first + 1, ... of seeds (the random
+    restart table), while unconverged, ``restart`` is set and ``deadline`` (perf_counter
+    seconds) is not passed.
 
-
-@numba.njit(cache=True)
-def solve_restarts(start, use_start, pool, deadline, target, ch, lower, upper, free, continuous,
-                   wp, wo, tol_p, tol_o, tmax, max_iterations, window, ratio, restart):
-    """IKSolver.solve's loop: local solves from start (if use_start), then from the rows of pool
-    (fresh seeds (n,)) while unconverged and before ``deadline`` (perf_counter seconds).
-
-    Returns (best q, its status, iterations, local solves run)."""
-    best_q, best_score, best_status = start.copy(), math.inf, MAX_ITERATIONS
+    Fills best_q (n,) with the attempt of smallest weighted pose error, metrics with its
+    metrics (see :func:`solve_local`); returns (its status code, iterations, local solves run
+    from seeds)."""
+    n = start.shape[0]
+    theta, best, q0 = np.empty(n), np.empty(n), start.copy()
+    local = np.empty(metrics.shape[0])
+    best_score, best_status = math.inf, MAX_ITERATIONS
     iterations = 0
     runs = 0
-    q0 = start
+    row = first
     if not use_start:
-        q0, runs = pool[0], 1
+        q0[chain_idx] = seeds[row]
+        row += 1
+        runs = 1
     while True:
-        theta, best, status, its = solve_local(q0, target, ch, lower, upper, free, continuous,
-                                               wp, wo, tol_p, tol_o, tmax, 1e-9, 1e-10,
-                                               max_iterations, window, ratio)
+        status, its = solve_local(q0, target, ch, lower, upper, free, continuous, wp, wo, rows,
+                                  tol_p, tol_o, lam_fixed, tmax, svd_tol, residual_tol,
+                                  max_iterations, window, ratio, deadline, theta, best, local)
         iterations += its
-        q = theta if status == CONVERGED or status == STUCK else best
-        pos, ori = pose_errors(q, target, ch)
+        if status == CONVERGED or status == STUCK:
+            pos, ori = local[M_POS], local[M_ORI]
+            q = theta
+        else:
+            q = best
+            pos, ori = pose_errors(best, target, ch, rows)
         score = math.hypot(pos * wp, ori * wo)
         if score < best_score:
-            best_q, best_score, best_status = q, score, status
-        if status == CONVERGED or not restart or _now() >= deadline or runs >= pool.shape[0]:
-            return best_q, best_status, iterations, runs
-        q0 = pool[runs]
+            best_score, best_status = score, status
+            best_q[:] = q
+            metrics[:] = local
+            metrics[M_POS], metrics[M_ORI] = pos, ori
+        if status == CONVERGED or not restart or _now() >= deadline or row >= seeds.shape[0]:
+            return best_status, iterations, runs
+        q0[:] = start
+        q0[chain_idx] = seeds[row]
+        row += 1
         runs += 1
 
 
-class PoseSolver:
-    """Prototype of :meth:`pdls_ik.IKSolver.solve` on the compiled local solve.
+@dataclass
+class Attempt:
+    """What one call of the kernel found: the best configuration q (n,), its PDLS result (status
+    and the metrics of its local solve), its weighted pose error ``score``, its unweighted
+    errors [m], [rad], and the iterations and restarts spent."""
 
-    Same restart loop: a local PDLS solve from the seed (progress monitor on), then fresh random
-    in-limit seeds from ``numpy.random.default_rng(config.random_seed)`` until the timeout; the
-    best attempt by weighted pose error is returned, wrapped and clipped. Full-orientation pose
-    goals without joint locks only.
+    q: np.ndarray
+    result: PDLSResult
+    score: float
+    position_error: float
+    orientation_error: float
+    iterations: int
+    restarts: int
+
+
+class PoseKernel:
+    """The compiled one-shot solve of one :class:`pdls_ik.IKSolver` (see the module doc).
 
     Args:
-        linkage, tip, base: as for IKSolver.  config: :class:`pdls_ik.config.IKConfig`.
+        linkage, tip, base: the solver's chain (a base above the tip, or joined to it by fixed
+            joints). chain_idx: (k,) indices of the variables that restart seeds replace.
+        position_only: 3 position rows instead of the 6 pose rows.
+        config: the solver's :class:`pdls_ik.config.IKConfig`; monitor: (window, ratio) of the
+            restart monitor, used when ``config.random_restarts``.
     """
 
-    #: restart seeds drawn per call into the compiled loop (the stream IKSolver draws one by one)
-    POOL = 32
-
-    def __init__(self, linkage, tip: str, base=None, config=None):
+    def __init__(self, linkage, tip: str, base: str, chain_idx: np.ndarray,
+                 position_only: bool, config, monitor):
         from pdls_ik.batch import ChainArrays
-        from pdls_ik.config import IKConfig
-        from pdls_ik.ik import RESTART_RATIO, RESTART_WINDOW
-        self.config = cfg = config if config is not None else IKConfig()
-        c = self.chain = ChainArrays(linkage, tip, base)
+        c = ChainArrays(linkage, tip, base)
         self.ch = (c.basis, c.qidx, c.multiplier, c.offset, c.start, c.end, c.axis, c.revolute,
                    c.select)
-        self.monitor = (RESTART_WINDOW, RESTART_RATIO) if cfg.random_restarts else (0, 1.0)
-        self.middle = np.where(np.isfinite(c.lower) & np.isfinite(c.upper),
-                               0.5 * (c.lower + c.upper), 0.0)
-        self.chain_variables = np.flatnonzero(c.free)
+        self.limits = (c.lower, c.upper, c.free, c.continuous)
+        self.chain_idx = np.asarray(chain_idx, dtype=np.int64)
+        self.rows = 3 if position_only else 6
+        self.weights = (config.position_weight, config.orientation_weight)
+        self.tolerances = (config.position_tolerance, config.orientation_tolerance)
+        self.lam = config.damping if config.damping >= 0.0 else -1.0
+        self.tmax, self.max_iterations = config.max_step, config.max_iterations
+        self.monitor = tuple(monitor) if config.random_restarts else (0, 1.0)
+        self.target = np.eye(4)
+        self.ready = False
 
-    def solve(self, target, seed=None, timeout=None):
-        """(q (n,), success, status, iterations, restarts) for a goal (4, 4) in the base frame."""
-        t0 = time.perf_counter()
-        cfg, c = self.config, self.chain
-        timeout = cfg.timeout if timeout is None else float(timeout)
-        target = np.ascontiguousarray(target, dtype=float)
-        start = self.middle.copy() if seed is None else np.array(seed, dtype=float)
-        start[c.continuous] = (start[c.continuous] + math.pi) % (2.0 * math.pi) - math.pi
-        start = np.clip(start, c.lower, c.upper)
-        rng = np.random.default_rng(cfg.random_seed)
-        idx = self.chain_variables
-        tols = (cfg.position_tolerance, cfg.orientation_tolerance)
-        best_q, best_score, best_status = start, math.inf, MAX_ITERATIONS
-        iterations = restarts = 0
-        use_start = True
-        while True:
-            pool = np.tile(start, (self.POOL, 1))
-            pool[:, idx] = rng.uniform(c.sample_lo[idx], c.sample_hi[idx], (self.POOL, idx.size))
-            q, status, its, runs = solve_restarts(
-                start, use_start, pool, t0 + timeout, target, self.ch, c.lower, c.upper, c.free,
-                c.continuous, cfg.position_weight, cfg.orientation_weight, *tols, cfg.max_step,
-                cfg.max_iterations, *self.monitor, cfg.random_restarts)
-            iterations += its
-            restarts += runs
-            use_start = False
-            pos, ori = pose_errors(q, target, self.ch)
-            score = math.hypot(pos * cfg.position_weight, ori * cfg.orientation_weight)
-            if score < best_score:
-                best_q, best_score, best_status = q, score, status
-            if runs < self.POOL or status == CONVERGED:
-                break   # else the pool is used up and the time is not: draw a fresh one
-        q = best_q.copy()
-        q[c.continuous] = (q[c.continuous] + math.pi) % (2.0 * math.pi) - math.pi
-        q = np.clip(q, c.lower, c.upper)
-        pos, ori = pose_errors(q, target, self.ch)
-        ok = pos <= tols[0] and ori <= tols[1]
-        return q, ok, "converged" if ok else STATUS_NAMES[best_status], iterations, restarts
+    def load(self) -> None:
+        """Compile the kernel, or load it from numba's cache, by one tiny solve: ~0.3 s with
+        the cache, ~20 s the first time on a machine. :meth:`pdls_ik.IKSolver.solve` calls it
+        before its clock starts, so that no timeout is spent compiling."""
+        if not self.ready:
+            n = self.limits[0].shape[0]
+            start = np.clip(np.zeros(n), self.limits[0], self.limits[1])
+            solve_restarts(start, True, np.zeros((1, self.chain_idx.size)), self.chain_idx, 0,
+                           0.0, False, np.eye(4), self.ch, *self.limits, *self.weights,
+                           self.rows, *self.tolerances, self.lam, self.tmax,
+                           OPTION_DEFAULTS["svd_tol"], OPTION_DEFAULTS["residual_tol"], 1,
+                           *self.monitor, np.empty(n), np.zeros(7))
+            pose_errors(start, np.eye(4), self.ch, self.rows)
+            self.ready = True
+
+    def _target(self, frame) -> np.ndarray:
+        self.target[:3, :3] = frame.target_rotation
+        self.target[:3, 3] = frame.target_position
+        return self.target
+
+    def solve(self, frame, start: np.ndarray, first: int, seeds: np.ndarray, deadline: float,
+              restart: bool) -> Attempt:
+        """Local solves from start (when first == 0), then from the seed rows first, first + 1,
+        ... (:func:`solve_restarts`) toward the goal of ``frame`` (a FrameTask)."""
+        n = start.shape[0]
+        q, metrics = np.empty(n), np.zeros(7)
+        status, iterations, runs = solve_restarts(
+            start, first == 0, seeds, self.chain_idx, first, deadline, restart,
+            self._target(frame), self.ch, *self.limits, *self.weights, self.rows,
+            *self.tolerances, self.lam, self.tmax, OPTION_DEFAULTS["svd_tol"],
+            OPTION_DEFAULTS["residual_tol"], self.max_iterations, *self.monitor, q, metrics)
+        pos, ori = float(metrics[M_POS]), float(metrics[M_ORI])
+        norm, tol = float(metrics[M_NORM]), OPTION_DEFAULTS["residual_tol"]
+        result = PDLSResult(theta=q, status=STATUS_NAMES[status], iterations=int(iterations),
+                            residual_norms=[norm], initial_residual_norms=[],
+                            tolerances=[tol], converged_levels=[norm <= tol])
+        if metrics[M_STEPPED]:
+            result.lambdas, result.ranks = [float(metrics[M_LAMBDA])], [int(metrics[M_RANK])]
+            result.min_singular_values = [float(metrics[M_SIGMA])]
+        wp, wo = self.weights
+        return Attempt(q, result, math.hypot(pos * wp, ori * wo), pos, ori, int(iterations),
+                       int(runs))
+
+    def errors(self, q: np.ndarray, frame):
+        """(position [m], orientation [rad]) errors of q (n,) against the goal of ``frame``."""
+        pos, ori = pose_errors(np.ascontiguousarray(q, dtype=float), self._target(frame),
+                               self.ch, self.rows)
+        return float(pos), float(ori)
