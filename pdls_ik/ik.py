@@ -90,6 +90,10 @@ class IKResult:
 class _Problem:
     """The PDLS problem of one solver: levels, posture, convergence test and normalization."""
 
+    #: levels come from a LevelStack of validated tasks at a finite θ (checked inputs):
+    #: pdls.solve uses them without re-validation
+    trusted_levels = True
+
     def __init__(self, stack: LevelStack, frame: FrameTask, frame_level: int, frame_rows: slice,
                  locks: Optional[JointLockTask], continuous: Array, tracking: bool = False):
         self.levels = stack
@@ -289,6 +293,10 @@ class IKSolver:
         self.lower = np.asarray(linkage.lower, dtype=float)
         self.upper = np.asarray(linkage.upper, dtype=float)
         self.continuous = np.asarray(linkage.continuous, dtype=bool)
+        self._any_continuous = bool(self.continuous.any())
+        #: a joint within this of a limit counts as at the limit (clamped_joints)
+        self._at_limit_tol = 1e-9 * np.maximum(1.0, np.abs(np.where(np.isfinite(self.lower),
+                                                                    self.lower, 0.0)))
         self._sample_lo = np.where(np.isfinite(self.lower), self.lower, -math.pi)
         self._sample_hi = np.where(np.isfinite(self.upper), self.upper, math.pi)
         free_orientation = cfg.position_only or cfg.orientation_tolerance >= math.pi
@@ -366,13 +374,15 @@ class IKSolver:
         if arr.shape != (self.n,):
             raise InputError(f"{label}: expected {self.n} joint values "
                              f"({', '.join(self.joint_names)}), got {arr.size}")
-        bad = np.flatnonzero(~np.isfinite(arr))
-        if bad.size:
-            raise InputError(f"{label}: value for joint '{self.joint_names[bad[0]]}' is "
-                             f"{arr[bad[0]]}, not a finite number")
-        arr[self.continuous] = wrap_angle(arr[self.continuous])
-        outside = np.flatnonzero((arr < self.lower) | (arr > self.upper))
-        if outside.size:
+        if not math.isfinite(float(arr.sum())):     # one test on the fast path
+            bad = np.flatnonzero(~np.isfinite(arr))
+            if bad.size:
+                raise InputError(f"{label}: value for joint '{self.joint_names[bad[0]]}' is "
+                                 f"{arr[bad[0]]}, not a finite number")
+        if self._any_continuous:
+            arr[self.continuous] = wrap_angle(arr[self.continuous])
+        if (arr < self.lower).any() or (arr > self.upper).any():
+            outside = np.flatnonzero((arr < self.lower) | (arr > self.upper))
             names = ", ".join(self.joint_names[i] for i in outside)
             notes.append(f"{label} clamped into joint limits ({names})")
             arr = np.clip(arr, self.lower, self.upper)
@@ -416,8 +426,9 @@ class IKSolver:
         """The IKResult of configuration q (n,); ``known``: (q', position error, orientation
         error) measured at some q' — reused when q is still q' after wrapping, clipping and
         snapping (no second forward kinematics)."""
-        q_in, q = q, q.copy()
-        if self.continuous.any():
+        q_in = q
+        if self._any_continuous:
+            q = q.copy()
             q[self.continuous] = wrap_angle(q[self.continuous])
         q = np.clip(q, self.lower, self.upper)
         if self.locks is not None:       # held to rounding: snap exactly onto the lock values
@@ -432,9 +443,8 @@ class IKSolver:
             ok = bool(np.all(np.abs(q[self.locks.indices] - self.locks.values) <= LOCK_TOL))
         status = "converged" if ok else (res.status if res.status != "converged"
                                          else "not_converged")
-        span = np.maximum(1.0, np.abs(np.where(np.isfinite(self.lower), self.lower, 0.0)))
-        at_limit = (np.abs(q - self.lower) <= 1e-9 * span) | (np.abs(self.upper - q) <= 1e-9 *
-                                                              span)
+        at_limit = (np.abs(q - self.lower) <= self._at_limit_tol) | \
+            (np.abs(self.upper - q) <= self._at_limit_tol)
         return IKResult(
             q=q, joint_names=list(self.joint_names), success=bool(ok), status=status,
             iterations=iterations, position_error=pos, orientation_error=ori,

@@ -54,3 +54,17 @@ def test_dls_configuration():
     assert (o.damping, o.step_size, o.max_iterations, o.residual_tol) == (0.2, 0.5, 7, 1e-5)
     assert not o.adaptive_step_size and not o.theta_diff_clamping
     assert PDLSOptions.dls(adaptive_damping=True).damping is None
+
+
+def test_replace_checks_the_changed_fields_and_keeps_the_others():
+    base = PDLSOptions(theta_diff_max_mag=0.7, free_variables=[0, 2])
+    new = base.replace(max_time=0.01, damping=[None, 0.1])
+    assert (new.max_time, new.damping, new.theta_diff_max_mag) == (0.01, [None, 0.1], 0.7)
+    assert base.max_time is None and base.damping is None       # the original is unchanged
+    assert new.free_mask(3).tolist() == [True, False, True]
+    for field, value in (("max_time", 0.0), ("damping", [0.1, "x"]), ("line_search", "no"),
+                         ("respect_limits", 1), ("free_variables", [-1])):
+        with pytest.raises(ConfigError, match=field):
+            base.replace(**{field: value})
+    with pytest.raises(TypeError, match="max_tim"):
+        base.replace(max_tim=1.0)

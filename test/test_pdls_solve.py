@@ -214,3 +214,32 @@ def test_non_finite_values_from_the_problem_are_named():
 
 def test_every_status_is_a_documented_constant():
     assert set(STATUSES) == {"converged", "stalled", "max_iterations", "max_time", "diverged"}
+
+
+@pytest.mark.parametrize("comparison", [None, [0, -1]])
+def test_trusted_levels_skip_the_checks_and_change_nothing_else(comparison):
+    """A problem with ``trusted_levels`` (built from validated inputs) reaches the same iterates
+    as the checked path; a problem without it is still checked."""
+    goal = np.array([0.5, 1.2])
+    arm = arm_levels(goal)
+
+    class Arm(PDLSProblem):
+        def __init__(self, trusted):
+            self.trusted_levels = trusted
+
+        def levels(self, theta):
+            e, J = arm(theta)[0]
+            return [Level(e, J, comparison=comparison, name="tip")]
+
+    args = (np.full(3, 0.1), np.full(3, -2.0), np.full(3, 2.0))
+    checked, trusted = solve(Arm(False), *args), solve(Arm(True), *args)
+    assert checked.status == trusted.status == CONVERGED
+    assert trusted.iterations == checked.iterations
+    np.testing.assert_array_equal(trusted.theta, checked.theta)
+    assert trusted.history == checked.history
+
+    class Bad(PDLSProblem):
+        def levels(self, theta):
+            return [Level(np.array([np.nan, 0.0]), np.ones((2, 3)))]
+    with pytest.raises(InputError, match="residual row 0"):
+        solve(Bad(), *args)

@@ -12,8 +12,9 @@ Per-level values (``residual_tol``, ``damping``, ``residual_max_mag``, ``slowdow
 """
 from __future__ import annotations
 
+import copy
 import math
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields
 from typing import Optional, Sequence, Union
 
 import numpy as np
@@ -177,65 +178,8 @@ class PDLSOptions:
     pgs_tol: float = 1e-12
 
     def __post_init__(self) -> None:
-        num = _check_number
-        num("theta_diff_max_mag", self.theta_diff_max_mag, low=0.0, low_open=True, allow_inf=True)
-        num("auto_lambda_theta_diff_max_mag_scale", self.auto_lambda_theta_diff_max_mag_scale,
-            low=0.0, low_open=True)
-        _check_per_level("damping", self.damping, low=-math.inf)
-        num("never_damp_sigma", self.never_damp_sigma, low=0.0, allow_inf=True)
-        num("always_damp_sigma", self.always_damp_sigma, low=0.0)
-        num("svd_tol", self.svd_tol, low=0.0)
-        _check_per_level("residual_max_mag", self.residual_max_mag, low=0.0, low_open=True,
-                         allow_inf=True)
-        num("posture_max_mag", self.posture_max_mag, low=0.0, low_open=True, allow_inf=True,
-            allow_none=True)
-        _check_per_level("residual_tol", self.residual_tol, low=0.0)
-        num("theta_diff_tol", self.theta_diff_tol, low=0.0)
-        if isinstance(self.max_iterations, bool) or not isinstance(self.max_iterations,
-                                                                   (int, np.integer)):
-            _fail("max_iterations", "must be an integer", self.max_iterations)
-        num("max_iterations", self.max_iterations, low=0)
-        num("max_time", self.max_time, low=0.0, low_open=True, allow_inf=True, allow_none=True)
-        num("divergence_tol", self.divergence_tol, low=0.0)
-        num("divergence_factor", self.divergence_factor, low=0.0, low_open=True, allow_none=True)
-        if isinstance(self.min_divergable_level, bool) or not isinstance(
-                self.min_divergable_level, (int, np.integer)) or self.min_divergable_level < 0:
-            _fail("min_divergable_level", "must be an integer >= 0", self.min_divergable_level)
-        num("slowdown_threshold", self.slowdown_threshold, low=0.0, low_open=True, allow_inf=True)
-        num("speedup_threshold", self.speedup_threshold, low=0.0)
-        num("auto_lambda_slowdown_threshold", self.auto_lambda_slowdown_threshold, low=0.0,
-            allow_none=True, allow_inf=True)
-        num("auto_lambda_speedup_threshold", self.auto_lambda_speedup_threshold, low=0.0,
-            allow_none=True, allow_inf=True)
-        num("slowdown_factor", self.slowdown_factor, low=0.0, low_open=True, high=1.0)
-        num("speedup_factor", self.speedup_factor, low=1.0)
-        _check_per_level("slowdown_limit", self.slowdown_limit, low=0.0)
-        _check_per_level("speedup_limit", self.speedup_limit, low=0.0, low_open=True,
-                         allow_inf=True)
-        if self.limit_strategy not in LIMIT_STRATEGIES:
-            _fail("limit_strategy", f"must be one of {', '.join(LIMIT_STRATEGIES)}",
-                  self.limit_strategy)
-        num("pgs_level_weight", self.pgs_level_weight, low=0.0, low_open=True, high=1.0)
-        num("pgs_max_iterations", self.pgs_max_iterations, low=1)
-        num("pgs_tol", self.pgs_tol, low=0.0)
-        if self.line_search not in LINE_SEARCHES:
-            _fail("line_search", f"must be one of {', '.join(LINE_SEARCHES)}", self.line_search)
-        num("step_size", self.step_size, low=0.0, low_open=True, high=1.0)
-        num("line_search_alpha_min", self.line_search_alpha_min, low=0.0, low_open=True,
-            high=1.0)
-        num("line_search_alpha_max", self.line_search_alpha_max, low=0.0, low_open=True,
-            high=1.0)
-        num("line_search_k", self.line_search_k, low=0.0, high=1.0)
-        num("line_search_shrink", self.line_search_shrink, low=0.0, low_open=True, high=0.99)
-        num("line_search_armijo", self.line_search_armijo, low=0.0, high=0.5)
-        num("line_search_error_scale", self.line_search_error_scale, low=0.0, low_open=True)
-        for flag in ("theta_diff_clamping", "clamp_theta_diff_by_component",
-                     "clamp_residual_by_component", "abort_on_divergence",
-                     "revert_on_divergence", "last_is_optional", "adaptive_step_size",
-                     "respect_limits"):
-            if not isinstance(getattr(self, flag), (bool, np.bool_)):
-                _fail(flag, "must be True or False", getattr(self, flag))
-        self._check_free_variables()
+        for name in OPTION_NAMES:
+            _check_field(self, name)
 
     def _check_free_variables(self) -> None:
         fv = self.free_variables
@@ -272,8 +216,21 @@ class PDLSOptions:
         return None if mask.all() else mask
 
     def replace(self, **changes) -> "PDLSOptions":
-        """A validated copy with some fields changed."""
-        return replace(self, **changes)
+        """A copy with some fields changed. Only the changed fields are validated (the others
+        were when this object was built), so that a solver may change ``max_time`` before
+        every local solve at the cost of one check.
+
+        Raises:
+            ConfigError: a changed value is invalid.  TypeError: an unknown field name.
+        """
+        unknown = set(changes).difference(OPTION_NAMES)
+        if unknown:
+            raise TypeError(f"PDLSOptions.replace: unknown field(s) {sorted(unknown)}")
+        new = copy.copy(self)
+        new.__dict__.update(changes)
+        for name in changes:
+            _check_field(new, name)
+        return new
 
     @classmethod
     def dls(cls, *, max_iterations: int = 100, tolerance: float = 1e-6,
@@ -293,3 +250,73 @@ class PDLSOptions:
 
 
 OPTION_NAMES = tuple(f.name for f in fields(PDLSOptions))
+
+#: validation rules: numeric fields -> keyword arguments of _check_number
+_NUMBERS = {
+    "theta_diff_max_mag": dict(low=0.0, low_open=True, allow_inf=True),
+    "auto_lambda_theta_diff_max_mag_scale": dict(low=0.0, low_open=True),
+    "never_damp_sigma": dict(low=0.0, allow_inf=True),
+    "always_damp_sigma": dict(low=0.0),
+    "svd_tol": dict(low=0.0),
+    "posture_max_mag": dict(low=0.0, low_open=True, allow_inf=True, allow_none=True),
+    "theta_diff_tol": dict(low=0.0),
+    "max_time": dict(low=0.0, low_open=True, allow_inf=True, allow_none=True),
+    "divergence_tol": dict(low=0.0),
+    "divergence_factor": dict(low=0.0, low_open=True, allow_none=True),
+    "slowdown_threshold": dict(low=0.0, low_open=True, allow_inf=True),
+    "speedup_threshold": dict(low=0.0),
+    "auto_lambda_slowdown_threshold": dict(low=0.0, allow_none=True, allow_inf=True),
+    "auto_lambda_speedup_threshold": dict(low=0.0, allow_none=True, allow_inf=True),
+    "slowdown_factor": dict(low=0.0, low_open=True, high=1.0),
+    "speedup_factor": dict(low=1.0),
+    "pgs_level_weight": dict(low=0.0, low_open=True, high=1.0),
+    "pgs_max_iterations": dict(low=1),
+    "pgs_tol": dict(low=0.0),
+    "step_size": dict(low=0.0, low_open=True, high=1.0),
+    "line_search_alpha_min": dict(low=0.0, low_open=True, high=1.0),
+    "line_search_alpha_max": dict(low=0.0, low_open=True, high=1.0),
+    "line_search_k": dict(low=0.0, high=1.0),
+    "line_search_shrink": dict(low=0.0, low_open=True, high=0.99),
+    "line_search_armijo": dict(low=0.0, high=0.5),
+    "line_search_error_scale": dict(low=0.0, low_open=True),
+}
+#: per-level fields -> keyword arguments of _check_number for each entry
+_PER_LEVEL = {
+    "damping": dict(low=-math.inf),
+    "residual_max_mag": dict(low=0.0, low_open=True, allow_inf=True),
+    "residual_tol": dict(low=0.0),
+    "slowdown_limit": dict(low=0.0),
+    "speedup_limit": dict(low=0.0, low_open=True, allow_inf=True),
+}
+_CHOICES = {"limit_strategy": LIMIT_STRATEGIES, "line_search": LINE_SEARCHES}
+_FLAGS = ("theta_diff_clamping", "clamp_theta_diff_by_component", "clamp_residual_by_component",
+          "abort_on_divergence", "revert_on_divergence", "last_is_optional",
+          "adaptive_step_size", "respect_limits")
+
+
+def _is_int(value) -> bool:
+    return not isinstance(value, bool) and isinstance(value, (int, np.integer))
+
+
+def _check_field(opts: PDLSOptions, name: str) -> None:
+    """Validate one field of opts (ConfigError naming it)."""
+    value = getattr(opts, name)
+    if name in _NUMBERS:
+        _check_number(name, value, **_NUMBERS[name])
+    elif name in _PER_LEVEL:
+        _check_per_level(name, value, **_PER_LEVEL[name])
+    elif name in _CHOICES:
+        if value not in _CHOICES[name]:
+            _fail(name, f"must be one of {', '.join(_CHOICES[name])}", value)
+    elif name in _FLAGS:
+        if not isinstance(value, (bool, np.bool_)):
+            _fail(name, "must be True or False", value)
+    elif name == "max_iterations":
+        if not _is_int(value):
+            _fail(name, "must be an integer", value)
+        _check_number(name, value, low=0)
+    elif name == "min_divergable_level":
+        if not _is_int(value) or value < 0:
+            _fail(name, "must be an integer >= 0", value)
+    elif name == "free_variables":
+        opts._check_free_variables()

@@ -16,6 +16,10 @@ class PDLSProblem:
     object with these methods (duck typing); missing hooks take the defaults below.
     """
 
+    #: True promises :class:`Level` objects with float arrays of the right shapes and finite
+    #: values, used without validation (for problems built from validated inputs)
+    trusted_levels = False
+
     def levels(self, theta: NDArray[np.float64]) -> List[LevelLike]:
         """Priority levels at θ (n,), highest first: :class:`Level` or ``(e_k, J_k)`` pairs."""
         raise NotImplementedError

@@ -40,9 +40,10 @@ class _Hooks:
             self.converged = getattr(problem, "converged", None)
             self.normalize = getattr(problem, "normalize", None)
             self.integrate = getattr(problem, "integrate", None)
+            self.trusted = bool(getattr(problem, "trusted_levels", False))
         elif callable(problem):
             self.levels, self.posture, self.converged, self.normalize = problem, None, None, None
-            self.integrate = None
+            self.integrate, self.trusted = None, False
         else:
             raise InputError(f"problem: expected a callable theta -> levels or an object with a "
                              f"levels(theta) method, got {type(problem).__name__}")
@@ -57,7 +58,11 @@ def solve(problem: Union[PDLSProblem, Callable], theta0, lower=None, upper=None,
             ``levels(theta)`` and optional ``posture_variation(theta)``,
             ``converged(theta, levels)``, ``normalize(theta)`` and ``integrate(theta, step)``
             (applies a step on a Lie-group configuration space, ``seeds/002``; the Jacobians
-            are then taken with respect to that step; default θ + step).
+            are then taken with respect to that step; default θ + step). A problem whose
+            attribute ``trusted_levels`` is True promises :class:`Level` objects with float
+            arrays of the right shapes and finite values: they are used without validation
+            (:meth:`PreparedLevels.trusted`; for problems built inside this package from
+            validated tasks, such as IKSolver's). Levels from elsewhere are always checked.
         theta0: (n,) start. Variables outside [lower, upper] are clamped onto their limits
             first and listed in ``result.start_clamped``.
         lower, upper: (n,) limits (±inf allowed) or None; θ never leaves them.
@@ -102,10 +107,13 @@ def solve(problem: Union[PDLSProblem, Callable], theta0, lower=None, upper=None,
     def evaluate(th):
         t0 = time.perf_counter()
         raw = hooks.levels(th)
-        try:
-            prep = PreparedLevels(raw, n, by_comp)
-        except InputError as err:
-            raise InputError(f"problem.levels at iteration {iteration}: {err}") from None
+        if hooks.trusted:
+            prep = PreparedLevels.trusted(raw, by_comp)
+        else:
+            try:
+                prep = PreparedLevels(raw, n, by_comp)
+            except InputError as err:
+                raise InputError(f"problem.levels at iteration {iteration}: {err}") from None
         counters["evaluations"] += 1
         times["evaluate"] += time.perf_counter() - t0
         return raw, prep
