@@ -66,12 +66,12 @@ class Joint:
 
     @property
     def revolute(self) -> bool:
-        """True for revolute and continuous joints (rotation about the axis)."""
+        """Tell whether the joint rotates about its axis (revolute and continuous joints)."""
         return self.type in ('revolute', 'continuous')
 
     @property
     def moving(self) -> bool:
-        """True if the joint's value depends on q."""
+        """Tell whether the joint's value depends on q."""
         return self.index >= 0
 
 

@@ -60,7 +60,7 @@ class ParsedPose:
 
     @property
     def normalized(self) -> bool:
-        """True when the received quaternion was not unit and has been normalized."""
+        """Tell whether the received quaternion was not unit and has been normalized."""
         return abs(self.input_norm - 1.0) > UNIT_TOLERANCE
 
     def matrix(self) -> NDArray[np.float64]:

@@ -72,7 +72,7 @@ class JointMatch:
 
     @property
     def complete(self) -> bool:
-        """True when every model joint was given."""
+        """Tell whether every model joint was given."""
         return not self.missing
 
 

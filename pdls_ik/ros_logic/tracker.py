@@ -93,7 +93,7 @@ class Tracker:
 
     @property
     def robot(self) -> Robot:
-        """The robot in service."""
+        """Return the robot in service."""
         return self._robot
 
     def set_robot(self, robot: Robot) -> None:
@@ -151,7 +151,7 @@ class Tracker:
 
     @property
     def has_goal(self) -> bool:
-        """True while a goal waits for (more) cycles."""
+        """Tell whether a goal waits for (more) cycles."""
         return self._goal is not None
 
     def cycle(self, dt: float) -> Optional[CycleOutput]:

@@ -66,7 +66,7 @@ class Task(ABC):
     @property
     @abstractmethod
     def dim(self) -> int:
-        """Number of residual rows m."""
+        """Return the number of residual rows m."""
 
     @abstractmethod
     def compute(self, q: Array) -> Tuple[Array, Array]:
