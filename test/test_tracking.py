@@ -215,7 +215,7 @@ def test_ur5_wrist_singularity_crossed_within_bounds(ur5):
     """
     UR5 wrist singularity.
 
-    Q5 = 0 (axes 4 and 6 aligned, rank 5). Goals that cross it (FK of a joint path) are met in
+    q5 = 0 (axes 4 and 6 aligned, rank 5). Goals that cross it (FK of a joint path) are met in
     every cycle; a straight Cartesian line past it needs a wrist flip that the velocity bound
     spreads over many cycles: damped (λ > 0), bounded error, every step within the bound, caught up
     at the end.
