@@ -294,9 +294,10 @@ class IKSolver:
         self.upper = np.asarray(linkage.upper, dtype=float)
         self.continuous = np.asarray(linkage.continuous, dtype=bool)
         self._any_continuous = bool(self.continuous.any())
-        #: a joint within this of a limit counts as at the limit (clamped_joints)
-        self._at_limit_tol = 1e-9 * np.maximum(1.0, np.abs(np.where(np.isfinite(self.lower),
-                                                                    self.lower, 0.0)))
+        # a joint within 1e-9 (relative beyond 1) of a limit counts as at the limit
+        # (clamped_joints): q <= near_lower or q >= near_upper
+        tol = 1e-9 * np.maximum(1.0, np.abs(np.where(np.isfinite(self.lower), self.lower, 0.0)))
+        self._near_limits = (self.lower + tol, self.upper - tol)
         self._sample_lo = np.where(np.isfinite(self.lower), self.lower, -math.pi)
         self._sample_hi = np.where(np.isfinite(self.upper), self.upper, math.pi)
         free_orientation = cfg.position_only or cfg.orientation_tolerance >= math.pi
@@ -430,11 +431,11 @@ class IKSolver:
         if self._any_continuous:
             q = q.copy()
             q[self.continuous] = wrap_angle(q[self.continuous])
-        q = np.clip(q, self.lower, self.upper)
+        q = np.minimum(np.maximum(q, self.lower), self.upper)     # np.clip costs twice that
         if self.locks is not None:       # held to rounding: snap exactly onto the lock values
             held = np.abs(q[self.locks.indices] - self.locks.values) <= LOCK_TOL
             q[self.locks.indices[held]] = self.locks.values[held]
-        if known is not None and known[0] is q_in and np.array_equal(q, q_in):
+        if known is not None and known[0] is q_in and bool((q == q_in).all()):
             pos, ori = known[1], known[2]
         else:
             pos, ori = self._errors(q)
@@ -443,8 +444,7 @@ class IKSolver:
             ok = bool(np.all(np.abs(q[self.locks.indices] - self.locks.values) <= LOCK_TOL))
         status = "converged" if ok else (res.status if res.status != "converged"
                                          else "not_converged")
-        at_limit = (np.abs(q - self.lower) <= self._at_limit_tol) | \
-            (np.abs(self.upper - q) <= self._at_limit_tol)
+        at_limit = (q <= self._near_limits[0]) | (q >= self._near_limits[1])
         return IKResult(
             q=q, joint_names=list(self.joint_names), success=bool(ok), status=status,
             iterations=iterations, position_error=pos, orientation_error=ori,
@@ -452,7 +452,8 @@ class IKSolver:
             level_names=list(self.level_names), residual_norms=list(res.residual_norms),
             lambdas=[float(x) for x in res.lambdas], ranks=[int(x) for x in res.ranks],
             min_singular_values=[float(x) for x in res.min_singular_values],
-            clamped_joints=[self.joint_names[i] for i in np.flatnonzero(at_limit & self.free)])
+            clamped_joints=[self.joint_names[i] for i in np.flatnonzero(at_limit & self.free)]
+            if at_limit.any() else [])
 
     # ------------------------------------------------------------------ public API
     def solve(self, target, seed: Optional[Sequence[float]] = None,

@@ -289,17 +289,24 @@ def _errors(e6, wp, wo, rows):
 
 
 @numba.njit(cache=True)
+def _local_work(n, rows, max_iterations):
+    """Work arrays of :func:`solve_local`, allocated once per call of :func:`solve_restarts`:
+    (T, P, J6, e6, step work, dtheta, next θ, previous θ, residual history)."""
+    return (np.empty((4, 4)), np.empty((4, 4)), np.empty((6, n)), np.empty(6), _work(rows, n),
+            np.empty(n), np.empty(n), np.empty(n), np.empty(max_iterations + 2))
+
+
+@numba.njit(cache=True)
 def solve_local(theta0, target, ch, lower, upper, free, continuous, wp, wo, rows, tol_p, tol_o,
                 lam_fixed, tmax, svd_tol, residual_tol, max_iterations, window, ratio,
-                deadline, theta, best, metrics):
+                deadline, theta, best, metrics, lw):
     """One PDLS local solve (:func:`pdls_ik.pdls.solve` with IKSolver's problem and options)
     from theta0 (n,); fills theta (n,) and the best iterate best (n,); metrics: ‖e‖ at theta,
-    λ, rank and σ_min of the last step, errors at theta. Returns (status code, iterations)."""
+    λ, rank and σ_min of the last step, errors at theta; lw: :func:`_local_work`. Returns
+    (status code, iterations)."""
     n = theta0.shape[0]
-    T, P, J6, e6 = np.empty((4, 4)), np.empty((4, 4)), np.empty((6, n)), np.empty(6)
+    T, P, J6, e6, wk, dtheta, nxt, theta_prev, history = lw
     J, e = J6[:rows], e6[:rows]
-    wk = _work(rows, n)
-    dtheta, nxt, theta_prev = np.empty(n), np.empty(n), np.empty(n)
     theta[:] = theta0
     _place(theta, lower, upper, continuous)
     norm = _evaluate(theta, target, wp, wo, rows, ch, T, J6, P, e6)
@@ -309,7 +316,6 @@ def solve_local(theta0, target, ch, lower, upper, free, continuous, wp, wo, rows
     rmm, speed_cap = -1.0, -1.0        # residual clamp and speed-up cap (-1: unset)
     last_mag, last_clamped, last_applied, have_step = 0.0, False, math.inf, False
     last_norm = norm
-    history = np.empty(max_iterations + 2)
     h = 0
     iteration = 0
     metrics[M_STEPPED] = 0.0
@@ -371,7 +377,12 @@ def pose_errors(q, target, ch, rows):
     """(position [m], orientation [rad]) error of the tip pose at q against target (4, 4)
     (orientation 0 for a position-only goal)."""
     n = q.shape[0]
-    T, P, J6, e6 = np.empty((4, 4)), np.empty((4, 4)), np.empty((6, n)), np.empty(6)
+    return _pose_errors_into(q, target, ch, rows, np.empty((4, 4)), np.empty((4, 4)),
+                             np.empty((6, n)), np.empty(6))
+
+
+@numba.njit(cache=True)
+def _pose_errors_into(q, target, ch, rows, T, P, J6, e6):
     _evaluate(q, target, 1.0, 1.0, rows, ch, T, J6, P, e6)
     return _errors(e6, 1.0, 1.0, rows)
 
@@ -391,6 +402,7 @@ def solve_restarts(start, use_start, seeds, chain_idx, first, deadline, restart,
     n = start.shape[0]
     theta, best, q0 = np.empty(n), np.empty(n), start.copy()
     local = np.empty(metrics.shape[0])
+    lw = _local_work(n, rows, max_iterations)
     best_score, best_status = math.inf, MAX_ITERATIONS
     iterations = 0
     runs = 0
@@ -402,14 +414,15 @@ def solve_restarts(start, use_start, seeds, chain_idx, first, deadline, restart,
     while True:
         status, its = solve_local(q0, target, ch, lower, upper, free, continuous, wp, wo, rows,
                                   tol_p, tol_o, lam_fixed, tmax, svd_tol, residual_tol,
-                                  max_iterations, window, ratio, deadline, theta, best, local)
+                                  max_iterations, window, ratio, deadline, theta, best, local,
+                                  lw)
         iterations += its
         if status == CONVERGED or status == STUCK:
             pos, ori = local[M_POS], local[M_ORI]
             q = theta
         else:
             q = best
-            pos, ori = pose_errors(best, target, ch, rows)
+            pos, ori = _pose_errors_into(best, target, ch, rows, lw[0], lw[1], lw[2], lw[3])
         score = math.hypot(pos * wp, ori * wo)
         if score < best_score:
             best_score, best_status = score, status
