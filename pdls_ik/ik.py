@@ -38,6 +38,9 @@ RESTART_WINDOW, RESTART_RATIO = 3, 0.5
 #: random restart seeds are drawn from the generator in blocks of this many (the same stream as
 #: one draw per restart; both backends read the same table)
 SEED_BLOCK = 32
+#: the table holds at most this many seeds; later restarts reuse them cyclically (a goal still
+#: unmet after thousands of restarts is out of reach; the table stays small)
+MAX_SEEDS = 4096
 #: a tracking cycle always applies this many iterations before its time budget may stop it, so
 #: that a cycle preempted on a loaded machine still makes progress (the iteration budget
 #: ``tracking_max_iterations`` is the primary bound, ``tracking_timeout`` a safety net)
@@ -397,6 +400,7 @@ class IKSolver:
         """The first ``count`` (at least) random restart seeds (k, chain variables), uniform
         within the limits (±π where a limit is infinite), drawn from a generator seeded with
         ``config.random_seed``: the same table for every solve and both backends."""
+        count = min(count, MAX_SEEDS)
         if self._seeds.shape[0] < count:
             idx = self.chain_variables
             more = -(-(count - self._seeds.shape[0]) // SEED_BLOCK) * SEED_BLOCK
@@ -405,7 +409,9 @@ class IKSolver:
         return self._seeds
 
     def _random_seed(self, k: int, base: Array) -> Array:
-        """Restart seed k: ``base`` with its chain variables from row k of the seed table."""
+        """Restart seed k: ``base`` with its chain variables from row k of the seed table
+        (modulo MAX_SEEDS)."""
+        k %= MAX_SEEDS
         q = base.copy()
         q[self.chain_variables] = self._restart_seeds(k + 1)[k]
         return q
@@ -528,8 +534,9 @@ class IKSolver:
         best, best_score = None, math.inf
         iterations = restarts = 0
         while True:
-            seeds = self._restart_seeds(restarts + SEED_BLOCK)
-            attempt = kernel.solve(frame, start, restarts, seeds, deadline, restart)
+            first = restarts % MAX_SEEDS
+            seeds = self._restart_seeds(first + SEED_BLOCK)
+            attempt = kernel.solve(frame, start, best is None, first, seeds, deadline, restart)
             iterations += attempt.iterations
             restarts += attempt.restarts
             if attempt.score < best_score or best is None:

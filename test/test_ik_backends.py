@@ -124,3 +124,15 @@ def test_restart_seed_table_is_the_generator_stream(panda):
     hi = np.where(np.isfinite(robot.upper), robot.upper, np.pi)[idx]
     for k in range(40):
         np.testing.assert_array_equal(table[k], rng.uniform(lo, hi))
+
+
+def test_restart_seed_table_is_bounded_and_reused_cyclically(panda):
+    from pdls_ik.ik import MAX_SEEDS
+    robot, _ = panda
+    solver = IKSolver(robot, "panda_link8", backend="numpy")
+    table = solver._restart_seeds(10 * MAX_SEEDS)
+    assert table.shape == (MAX_SEEDS, solver.chain_variables.size)
+    base = np.full(robot.n, 0.01)
+    q = solver._random_seed(MAX_SEEDS + 3, base)
+    np.testing.assert_array_equal(q[solver.chain_variables], table[3])
+    assert q[7] == 0.01       # the finger, off the chain, keeps the base value

@@ -7,8 +7,9 @@ position-only: 3 rows) and its Jacobian — with the options IKSolver passes: au
 with the rank decided by ``svd_tol``, the limiting loop (Baerlocher & Boulic 2004, §4), Δθ
 clamping to ``theta_diff_max_mag``, the adaptive step size (slow-down / speed-up of the residual
 clamp), divergence check with revert, stall, iteration and time budgets (the clock is read every
-fourth iteration), the best iterate, and IKSolver's restart monitor (:data:`pdls_ik.ik.RESTART_WINDOW`, :data:`pdls_ik.ik.RESTART_RATIO`)
-with restarts from IKSolver's table of random seeds.
+fourth iteration), the best iterate, and IKSolver's restart monitor
+(:data:`pdls_ik.ik.RESTART_WINDOW`, :data:`pdls_ik.ik.RESTART_RATIO`) with restarts from
+IKSolver's table of random seeds.
 
 Not covered (the NumPy path handles them): several levels (joint locks), posture, inequality rows,
 line searches, ``limit_strategy="pgs"``, a free rotation about a tool axis, a base below moving
@@ -500,14 +501,14 @@ class PoseKernel:
         self.target[:3, 3] = frame.target_position
         return self.target
 
-    def solve(self, frame, start: np.ndarray, first: int, seeds: np.ndarray, deadline: float,
-              restart: bool) -> Attempt:
-        """Local solves from start (when first == 0), then from the seed rows first, first + 1,
+    def solve(self, frame, start: np.ndarray, use_start: bool, first: int, seeds: np.ndarray,
+              deadline: float, restart: bool) -> Attempt:
+        """Local solves from start (if use_start), then from the seed rows first, first + 1,
         ... (:func:`solve_restarts`) toward the goal of ``frame`` (a FrameTask)."""
         n = start.shape[0]
         q, metrics = np.empty(n), np.zeros(7)
         status, iterations, runs = solve_restarts(
-            start, first == 0, seeds, self.chain_idx, first, deadline, restart,
+            start, use_start, seeds, self.chain_idx, first, deadline, restart,
             self._target(frame), self.ch, *self.limits, *self.weights, self.rows,
             *self.tolerances, self.lam, self.tmax, OPTION_DEFAULTS["svd_tol"],
             OPTION_DEFAULTS["residual_tol"], self.max_iterations, *self.monitor, q, metrics)
