@@ -10,16 +10,27 @@ from pdls_ik._accel import available
 pytestmark = pytest.mark.skipif(not available(), reason="numba not installed (optional)")
 
 
-def test_jacobi_svd_matches_lapack_including_rank_deficient():
-    from pdls_ik._accel.pdls_pose import jacobi_svd
+def test_jacobi_rows_give_the_svd_and_the_damped_solution_including_rank_deficient():
+    """Rows W[:, :k] = s_i v_iᵀ (singular values and right vectors as LAPACK's), W[:, k] =
+    Uᵀ b: the kernel's damped pseudoinverse solution equals the one from numpy's SVD."""
+    from pdls_ik._accel.pdls_pose import jacobi_rows
     rng = np.random.default_rng(0)
     for k in range(30):
         A = rng.normal(size=(6, 6 + k % 4))
         if k % 3 == 0:
             A[5] = 2.0 * A[4] + (1e-12 if k % 2 else 0.0) * A[3]   # (nearly) rank deficient
-        u, s, vt = jacobi_svd(A)
-        np.testing.assert_allclose(s, np.linalg.svd(A, compute_uv=False), atol=1e-13)
-        np.testing.assert_allclose((u * s) @ vt, A, atol=1e-13)
-        np.testing.assert_allclose(u.T @ u, np.eye(6), atol=1e-13)
+        b = rng.normal(size=6)
+        W = np.concatenate((A, b[:, None]), axis=1)
+        s, norms = np.empty(6), np.empty(6)
+        jacobi_rows(W, A.shape[1], s, norms)
+        u_ref, s_ref, vt_ref = np.linalg.svd(A, full_matrices=False)
+        np.testing.assert_allclose(np.sort(s)[::-1], s_ref, atol=1e-13)
         big = s > 1e-9
-        np.testing.assert_allclose(vt[big] @ vt[big].T, np.eye(int(big.sum())), atol=1e-12)
+        V = W[big, :-1] / s[big, None]
+        np.testing.assert_allclose(V @ V.T, np.eye(int(big.sum())), atol=1e-12)
+        lam = 0.05
+        ours = (W[big, -1] / (s[big] ** 2 + lam ** 2)) @ W[big, :-1]
+        keep = s_ref > 1e-9
+        ref = (vt_ref[keep].T * (s_ref[keep] / (s_ref[keep] ** 2 + lam ** 2))) @ \
+            (u_ref[:, keep].T @ b)
+        np.testing.assert_allclose(ours, ref, atol=1e-11)

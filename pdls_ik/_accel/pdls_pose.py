@@ -60,50 +60,33 @@ def _auto_lambda(residual_mag, min_sigma, target):
 
 
 @numba.njit(cache=True)
-def jacobi_svd(A):
-    """Thin SVD (U (m, m), s (m,), Vt (m, n)) of A (m, n), m <= n; see :func:`jacobi_svd_into`."""
-    m, n = A.shape
-    u, s, vt = np.empty((m, m)), np.empty(m), np.empty((m, n))
-    jacobi_svd_into(A, u, s, vt, np.empty((m, n)), np.eye(m), np.empty(m), False)
-    return u, s, vt
+def jacobi_rows(W, k, s, norms):
+    """One-sided Jacobi rotations of the rows of W[:, :k] (m, k) until they are orthogonal
+    (Hestenes 1958; Demmel & Veselić 1992: high relative accuracy); the same rotations are
+    applied to the column W[:, k], a right-hand side b.
 
-
-@numba.njit(cache=True)
-def jacobi_svd_into(A, u, s, vt, W, U, norms, warm):
-    """Thin SVD of A (m, n), m <= n, into u (m, m), s (m,) decreasing, vt (m, n), by one-sided
-    Jacobi rotations of the rows (Hestenes 1958; Demmel & Veselić 1992: high relative accuracy).
-
-    W (m, n), U (m, m), norms (m,): work arrays. ``warm``: U holds the rotation of a previous
-    call on a nearby matrix (the previous iteration, or the previous pass of the limiting loop)
-    and the rotations start from W = Uᵀ A, whose rows are then nearly orthogonal: one or two
-    sweeps instead of six to eight. LAPACK through numba costs ~30 µs for a 6 × 7 matrix; this
-    costs one to a few µs."""
-    m, n = A.shape
-    if warm:
-        for i in range(m):
-            for j in range(n):
-                acc = 0.0
-                for r in range(m):
-                    acc += U[r, i] * A[r, j]
-                W[i, j] = acc
-    else:
-        W[:, :] = A
-        U[:, :] = 0.0
-        for i in range(m):
-            U[i, i] = 1.0
+    With A = W[:, :k] on entry, on return W[i, :k] = s_i v_iᵀ and W[i, k] = u_iᵀ b, where
+    A = Σ_i s_i u_i v_iᵀ is the SVD of A (unsorted; s (m,) the row norms); norms (m,): work.
+    A row whose norm falls below 1e-16 ‖A‖ is rounding noise and is not rotated further.
+    LAPACK through numba costs ~30 µs for a 6 × 7 matrix; this costs about 2 µs (no U is
+    accumulated: the step only needs Uᵀ b)."""
+    m = W.shape[0]
     total = 0.0
     for i in range(m):
-        norms[i] = np.dot(W[i], W[i])       # squared row norms, updated by each rotation
-        total += norms[i]
-    negligible = 1e-32 * total              # rows below 1e-16 ‖A‖ are rounding noise: left
+        acc = 0.0
+        for j in range(k):
+            acc += W[i, j] * W[i, j]
+        norms[i] = acc                  # squared row norms, updated by each rotation
+        total += acc
+    negligible = 1e-32 * total
     for _ in range(60):
         rotated = False
         for i in range(m - 1):
-            for k in range(i + 1, m):
-                a, b = norms[i], norms[k]
+            for q in range(i + 1, m):
+                a, b = norms[i], norms[q]
                 c = 0.0
-                for j in range(n):
-                    c += W[i, j] * W[k, j]
+                for j in range(k):
+                    c += W[i, j] * W[q, j]
                 if c == 0.0 or abs(c) <= 1e-15 * math.sqrt(a * b) or \
                         min(a, b) <= negligible:
                     continue
@@ -113,64 +96,61 @@ def jacobi_svd_into(A, u, s, vt, W, U, norms, warm):
                 cs = 1.0 / math.sqrt(1.0 + t * t)
                 sn = cs * t
                 na, nb = 0.0, 0.0
-                for j in range(n):
-                    wi, wk = W[i, j], W[k, j]
-                    wi, wk = cs * wi - sn * wk, sn * wi + cs * wk
-                    W[i, j], W[k, j] = wi, wk
+                for j in range(k):
+                    wi, wq = W[i, j], W[q, j]
+                    wi, wq = cs * wi - sn * wq, sn * wi + cs * wq
+                    W[i, j], W[q, j] = wi, wq
                     na += wi * wi
-                    nb += wk * wk
-                norms[i], norms[k] = na, nb
-                for j in range(m):
-                    ui, uk = U[j, i], U[j, k]
-                    U[j, i] = cs * ui - sn * uk
-                    U[j, k] = sn * ui + cs * uk
+                    nb += wq * wq
+                wi, wq = W[i, k], W[q, k]
+                W[i, k], W[q, k] = cs * wi - sn * wq, sn * wi + cs * wq
+                norms[i], norms[q] = na, nb
         if not rotated:
             break
-    for r in range(m):                  # s = sorted row norms (selection sort, m <= 6)
-        best, value = -1, -1.0
-        for i in range(m):
-            if norms[i] > value:
-                best, value = i, norms[i]
-        norms[best] = -2.0
-        sv = math.sqrt(value)
-        s[r] = sv
-        for j in range(m):
-            u[j, r] = U[j, best]
-        inv = 1.0 / sv if sv > 0.0 else 0.0
-        for j in range(n):
-            vt[r, j] = W[best, j] * inv
+    for i in range(m):
+        s[i] = math.sqrt(norms[i])
 
 
 @numba.njit(cache=True)
 def _work(m, n):
-    """Work arrays of one local solve: (e_hat, Jm, u, s, vt, W, U, norms, fixed, active,
-    clamped, lo, up, e_clamped)."""
-    return (np.empty(m), np.empty((m, n)), np.empty((m, m)), np.empty(m), np.empty((m, n)),
-            np.empty((m, n)), np.empty((m, m)), np.empty(m), np.empty(n),
+    """Work arrays of one local solve: (ê (m,), W (m, n + 1), s (m,), norms (m,), fixed (n,),
+    active (n,), clamped (n,), lo (n,), up (n,), clamped e (m,), active indices (n,))."""
+    return (np.empty(m), np.empty((m, n + 1)), np.empty(m), np.empty(m), np.empty(n),
             np.empty(n, dtype=np.bool_), np.empty(n, dtype=np.bool_), np.empty(n), np.empty(n),
-            np.empty(m))
+            np.empty(m), np.empty(n, dtype=np.int64))
 
 
 @numba.njit(cache=True)
-def _priority_pass(J, e, any_fixed, lam_fixed, target, svd_tol, out, wk, metrics, warm):
+def _priority_pass(J, e, any_fixed, lam_fixed, target, svd_tol, out, wk, metrics):
     """The priority loop for one level: out = fixed + J̃^{+λ} (e − J fixed) with J̃ = J P
-    (P: the active columns); λ, rank and σ_min go to metrics; warm: see jacobi_svd_into."""
-    e_hat, Jm, u, s, vt, W, U, norms, fixed, active = wk[:10]
+    (P: the active columns), by the SVD of the active columns (:func:`jacobi_rows`):
+    ``J̃^{+λ} ê = Σ_i s_i / (s_i² + λ²) (u_iᵀ ê) v_i`` over s_i > svd_tol; λ, rank and σ_min
+    go to metrics."""
+    e_hat, W, s, norms, fixed, active = wk[:6]
+    idx = wk[10]
     m, n = J.shape
+    k = 0
+    for j in range(n):
+        if active[j]:
+            idx[k] = j
+            k += 1
     for r in range(m):
         acc = 0.0
         if any_fixed:
             for j in range(n):
                 acc += J[r, j] * fixed[j]
         e_hat[r] = e[r] - acc
-        for j in range(n):
-            Jm[r, j] = J[r, j] if active[j] else 0.0
-    jacobi_svd_into(Jm, u, s, vt, W, U, norms, warm)
+        for j in range(k):
+            W[r, j] = J[r, idx[j]]
+        W[r, k] = e_hat[r]
+    jacobi_rows(W, k, s, norms)
     for j in range(n):
         out[j] = fixed[j] if any_fixed else 0.0
-    rank = m
-    while rank > 0 and s[rank - 1] <= svd_tol:
-        rank -= 1
+    rank, smin = 0, math.inf
+    for i in range(m):
+        if s[i] > svd_tol:
+            rank += 1
+            smin = min(smin, s[i])
     metrics[M_RANK] = rank
     metrics[M_LAMBDA] = 0.0
     metrics[M_SIGMA] = 0.0
@@ -178,42 +158,39 @@ def _priority_pass(J, e, any_fixed, lam_fixed, target, svd_tol, out, wk, metrics
         return
     lam = lam_fixed
     if lam < 0.0:
-        lam = _auto_lambda(math.sqrt(np.dot(e_hat, e_hat)), s[rank - 1], target)
+        lam = _auto_lambda(math.sqrt(np.dot(e_hat, e_hat)), smin, target)
     metrics[M_LAMBDA] = lam
-    metrics[M_SIGMA] = s[rank - 1]
-    for i in range(rank):
-        gain = s[i] / (s[i] * s[i] + lam * lam) if lam != 0.0 else 1.0 / s[i]
-        c = 0.0
-        for r in range(m):
-            c += u[r, i] * e_hat[r]
-        c *= gain
-        for j in range(n):
-            out[j] += c * vt[i, j]
+    metrics[M_SIGMA] = smin
+    for i in range(m):
+        if s[i] <= svd_tol:
+            continue
+        # s_i / (s_i² + λ²) (u_iᵀ ê) v_i, with W[i, :k] = s_i v_iᵀ and W[i, k] = u_iᵀ ê
+        c = W[i, k] / (s[i] * s[i] + lam * lam)
+        for j in range(k):
+            out[idx[j]] += c * W[i, j]
 
 
 @numba.njit(cache=True)
 def _step(J, e, norm, rmm, theta, lower, upper, free, lam_fixed, tmax, svd_tol, dtheta, wk,
-          metrics, warm):
+          metrics):
     """:func:`pdls_ik.pdls.step.compute_step` for one level; returns (‖Δθ‖ before clamping,
     whether the residual was clamped)."""
     e_use = e
     clamped_res = False
     if rmm > 0.0 and norm > rmm:
-        e_use = wk[13]
+        e_use = wk[9]
         scale = rmm / math.sqrt(np.dot(e, e))
         for r in range(e.shape[0]):
             e_use[r] = e[r] * scale
         clamped_res = True
-    fixed, active, clamped, lo, up = wk[8], wk[9], wk[10], wk[11], wk[12]
+    fixed, active, clamped, lo, up = wk[4], wk[5], wk[6], wk[7], wk[8]
     n = theta.shape[0]
     fixed[:] = 0.0
     clamped[:] = False
     active[:] = free
     any_fixed = False
     while True:
-        _priority_pass(J, e_use, any_fixed, lam_fixed, tmax, svd_tol, dtheta, wk, metrics,
-                       warm)
-        warm = True
+        _priority_pass(J, e_use, any_fixed, lam_fixed, tmax, svd_tol, dtheta, wk, metrics)
         changed = False
         for j in range(n):
             t = theta[j] + dtheta[j]
@@ -356,7 +333,7 @@ def solve_local(theta0, target, ch, lower, upper, free, continuous, wp, wo, rows
                 rmm = rmm * 1.5 if speed_cap < 0.0 else min(rmm * 1.5, speed_cap)
         last_norm = norm
         last_mag, last_clamped = _step(J, e, norm, rmm, theta, lower, upper, free, lam_fixed,
-                                       tmax, svd_tol, dtheta, wk, metrics, have_step)
+                                       tmax, svd_tol, dtheta, wk, metrics)
         have_step = True
         metrics[M_STEPPED] = 1.0
         for j in range(n):
