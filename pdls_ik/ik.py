@@ -100,7 +100,9 @@ class _Problem:
     def __init__(self, stack: LevelStack, frame: FrameTask, frame_level: int, frame_rows: slice,
                  locks: Optional[JointLockTask], continuous: Array, tracking: bool = False):
         self.levels = stack
-        self.last_theta: Optional[Array] = None     # θ of the last evaluation (see converged)
+        # θ of the last convergence test and the frame's (position, orientation) errors there
+        self.last_theta: Optional[Array] = None
+        self.last_errors: Tuple[float, float] = (math.inf, math.inf)
         self.posture_variation = stack.posture_variation if tracking and stack.postures else None
         self.frame, self.frame_level, self.frame_rows = frame, frame_level, frame_rows
         self.locks = locks
