@@ -18,9 +18,9 @@ both backends return the same answers, iteration and restart counts.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 import math
 import time
-from dataclasses import dataclass
 
 import numba
 import numpy as np
