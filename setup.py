@@ -32,16 +32,17 @@ setup(
         "rosbags>=0.9.15",
         "matplotlib>=3.5",
         "tqdm>=4.60",
+        # compiled backend of the one-shot solve (IKConfig.backend); without it the NumPy
+        # reference implementation runs (e.g. a ROS install from apt without python3-numba)
+        "numba>=0.57",
     ],
     extras_require={
-        # optional compiled backend of the hot loops (NumPy stays the reference implementation)
-        "accel": ["numba>=0.57"],
         # the suite runs against both backends; flake8 with ament_flake8's plugins and
         # pydocstyle apply the ament linters' checks without ROS (test/test_style.py)
-        "test": ["pytest>=7", "pin>=2.6", "numba>=0.57", "flake8>=6", "flake8-builtins>=2.1",
+        "test": ["pytest>=7", "pin>=2.6", "flake8>=6", "flake8-builtins>=2.1",
                  "flake8-comprehensions>=3.10", "flake8-docstrings>=1.6",
                  "flake8-import-order>=0.18", "flake8-quotes>=3.3", "pydocstyle>=6.1"],
-        "bench": ["pin>=2.6", "ikpy>=3.3", "roboticstoolbox-python>=1.1", "numba>=0.57"],
+        "bench": ["pin>=2.6", "ikpy>=3.3", "roboticstoolbox-python>=1.1"],
     },
     zip_safe=True,
     maintainer="pdls_ik developers",
