@@ -1,4 +1,19 @@
-"""Assign tasks to strict PDLS priority levels, as the robot-specific PDLS solver does (seed 001).
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Assign tasks to strict PDLS priority levels, as the robot-specific PDLS solver does (seed 001).
 
 Order, highest first:
 
@@ -23,7 +38,6 @@ from typing import List, Optional, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
-
 from pdls_ik.errors import InputError
 from pdls_ik.pdls import Level
 from pdls_ik.tasks.base import KIND_ORDER, POSTURE, TARGET, Task
@@ -46,19 +60,18 @@ def assign_levels(tasks: Sequence[Task]) -> List[List[Task]]:
 
 def level_name(group: Sequence[Task]) -> str:
     """Name of a level: its tasks' names joined by '+'."""
-    return "+".join(t.name for t in group)
+    return '+'.join(t.name for t in group)
 
 
 class LevelStack:
-    """Callable PDLS problem built from tasks: ``stack(theta) -> list[Level]``.
+    """
+    Callable PDLS problem built from tasks: ``stack(theta) -> list[Level]``.
 
-    Args:
-        tasks: every task (locks, targets, postures), any order.
-        n: number of variables.
+    :param tasks: every task (locks, targets, postures), any order.
+    :param n: number of variables.
 
-    Attributes:
-        groups: the tasks of each level, highest first.  names: level names.
-        postures: the posture tasks (summed into :meth:`posture_variation`).
+    :ivar groups: the tasks of each level, highest first.  names: level names.
+    :ivar postures: the posture tasks (summed into :meth:`posture_variation`).
     """
 
     def __init__(self, tasks: Sequence[Task], n: int):
@@ -66,7 +79,7 @@ class LevelStack:
         self.n = n
         self.groups = assign_levels(self.tasks)
         if not self.groups:
-            raise InputError("no task to solve: give at least one lock or target task")
+            raise InputError('no task to solve: give at least one lock or target task')
         self.postures = [t for t in self.tasks if t.kind == POSTURE]
         self.names = [level_name(g) for g in self.groups]
         #: per level, per task: the slice of the level's rows that belongs to the task

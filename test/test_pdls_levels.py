@@ -1,10 +1,23 @@
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 """Levels: inequality rows (active only while violated or about to be), validation."""
 import numpy as np
-import pytest
-
 from pdls_ik.errors import InputError
-from pdls_ik.pdls import (CONVERGED, EQUAL, GREATER_EQUAL, LESS_EQUAL, STALLED, Level, PDLSOptions,
-                          solve, step)
+from pdls_ik.pdls import (CONVERGED, EQUAL, GREATER_EQUAL, LESS_EQUAL, Level, PDLSOptions, solve,
+                          STALLED, step)
+import pytest
 
 EXACT = PDLSOptions(damping=0.0, theta_diff_clamping=False, adaptive_step_size=False)
 
@@ -16,8 +29,8 @@ def bounded_goal_problem(bound_row, comparison):
     def levels(th):
         x, y = th
         return [Level(np.array([bound_row - x]), np.array([[1.0, 0.0]]),
-                      comparison=[comparison], name="bound"),
-                Level(np.array([target_x - x, 2.0 - y]), np.eye(2), name="goal")]
+                      comparison=[comparison], name='bound'),
+                Level(np.array([target_x - x, 2.0 - y]), np.eye(2), name='goal')]
     return levels
 
 
@@ -81,17 +94,17 @@ def test_equal_rows_mixed_with_inequalities():
 
 def test_level_validation_messages():
     with pytest.raises(InputError, match=r"level 0 \('c'\): comparison row 1 is 2"):
-        step([Level(np.zeros(2), np.eye(2), comparison=[0, 2], name="c")], np.zeros(2))
-    with pytest.raises(InputError, match="comparison must have shape"):
+        step([Level(np.zeros(2), np.eye(2), comparison=[0, 2], name='c')], np.zeros(2))
+    with pytest.raises(InputError, match='comparison must have shape'):
         step([Level(np.zeros(2), np.eye(2), comparison=[0])], np.zeros(2))
-    with pytest.raises(InputError, match="tolerance must be a finite number"):
+    with pytest.raises(InputError, match='tolerance must be a finite number'):
         step([Level(np.zeros(2), np.eye(2), tolerance=-1.0)], np.zeros(2))
-    with pytest.raises(InputError, match="non-empty list"):
+    with pytest.raises(InputError, match='non-empty list'):
         step([], np.zeros(2))
-    with pytest.raises(InputError, match="level 0: residual must have shape"):
+    with pytest.raises(InputError, match='level 0: residual must have shape'):
         step([(np.zeros((2, 1)), np.eye(2))], np.zeros(2))
-    with pytest.raises(InputError, match="level 1: expected a Level"):
-        step([(np.zeros(2), np.eye(2)), "oops"], np.zeros(2))
+    with pytest.raises(InputError, match='level 1: expected a Level'):
+        step([(np.zeros(2), np.eye(2)), 'oops'], np.zeros(2))
 
 
 def test_empty_level_is_allowed():

@@ -1,8 +1,21 @@
-"""The limiting loop: hard limits on θ hold after every iteration, clamped motion is compensated."""
-import numpy as np
-import pytest
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
 
+"""The limiting loop: hard limits on θ hold after every iteration, clamped motion compensated."""
+import numpy as np
 from pdls_ik.pdls import PDLSOptions, solve, step
+import pytest
 
 EXACT = PDLSOptions(damping=0.0, theta_diff_clamping=False, svd_tol=1e-12)
 
@@ -81,7 +94,7 @@ def test_theta_outside_limits_is_clamped_at_start_and_recorded():
                    lower=[-1.0, -1.0, -1.0], upper=[1.0, 1.0, 1.0], options=EXACT)
     np.testing.assert_array_equal(result.start_clamped, [0, 2])
     np.testing.assert_allclose(result.theta, [0.5, 1.0, 0.0], atol=1e-12)
-    assert result.status == "stalled"  # goal 2.0 is beyond the limit 1.0 of variable 1
+    assert result.status == 'stalled'  # goal 2.0 is beyond the limit 1.0 of variable 1
     np.testing.assert_array_equal(result.clamped, [1])
 
 

@@ -1,26 +1,39 @@
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 """Projected Gauss–Seidel bounded least squares, and the "pgs" limit strategy of the PDLS step."""
 from __future__ import annotations
 
-import numpy as np
-import pytest
-from scipy.optimize import lsq_linear
-
 from conftest import REPO
+import numpy as np
 from pdls_ik import load_urdf, pdls
 from pdls_ik.errors import ConfigError, InputError
 from pdls_ik.pdls.pgs import bounded_least_squares, pgs_step
 from pdls_ik.task_solver import TaskSolver
 from pdls_ik.tasks import FrameTask
+import pytest
+from scipy.optimize import lsq_linear
 
 
 def _bvls(A, b, lo, up, lam):
-    """Reference: scipy's bounded-variable least squares on the damped (stacked) system."""
+    """Solve by scipy's bounded-variable least squares on the damped (stacked) system."""
     n = A.shape[1]
     return lsq_linear(np.vstack((A, lam * np.eye(n))), np.concatenate((b, np.zeros(n))),
-                      bounds=(lo, up), method="bvls", tol=1e-15).x
+                      bounds=(lo, up), method='bvls', tol=1e-15).x
 
 
-@pytest.mark.parametrize("shape", [(6, 7), (3, 5), (8, 4)])
+@pytest.mark.parametrize('shape', [(6, 7), (3, 5), (8, 4)])
 def test_matches_bvls_on_random_problems(shape):
     rng = np.random.default_rng(sum(shape))
     for _ in range(100):
@@ -50,13 +63,13 @@ def test_unbounded_zero_column_and_bad_inputs():
     res = bounded_least_squares(A, np.array([2.0, 1.0]), np.array([-1.0, 0.5]),
                                 np.array([1.0, 2.0]))
     assert res.x.tolist() == [1.0, 0.5]      # clipped; the free column at its bound nearest 0
-    with pytest.raises(InputError, match="lower <= upper"):
+    with pytest.raises(InputError, match='lower <= upper'):
         bounded_least_squares(A, np.zeros(2), np.ones(2), np.zeros(2))
-    with pytest.raises(InputError, match="A \\(m, n\\)"):
+    with pytest.raises(InputError, match='A \\(m, n\\)'):
         bounded_least_squares(A, np.zeros(3), np.zeros(2), np.ones(2))
-    with pytest.raises(ConfigError, match="limit_strategy"):
-        pdls.PDLSOptions(limit_strategy="magic")
-    with pytest.raises(ConfigError, match="pgs_level_weight"):
+    with pytest.raises(ConfigError, match='limit_strategy'):
+        pdls.PDLSOptions(limit_strategy='magic')
+    with pytest.raises(ConfigError, match='pgs_level_weight'):
         pdls.PDLSOptions(pgs_level_weight=0.0)
 
 
@@ -69,7 +82,7 @@ def test_step_without_limit_contact_equals_the_clamping_step():
         wide = np.full(7, 100.0)
         a = pdls.step(levels, theta, -wide, wide, options=pdls.PDLSOptions())
         b = pdls.step(levels, theta, -wide, wide,
-                      options=pdls.PDLSOptions(limit_strategy="pgs"))
+                      options=pdls.PDLSOptions(limit_strategy='pgs'))
         assert np.array_equal(a.theta_diff, b.theta_diff)
 
 
@@ -80,11 +93,11 @@ def test_step_at_limits_is_the_optimal_bounded_step_and_within_limits():
         J, e = rng.normal(size=(4, 7)), rng.normal(size=4)
         theta = rng.uniform(-0.1, 0.1, 7)
         lo, up = theta - rng.uniform(0.0, 0.3, 7), theta + rng.uniform(0.0, 0.3, 7)
-        opts = dict(damping=0.1, theta_diff_clamping=False)
+        opts = {'damping': 0.1, 'theta_diff_clamping': False}
         clamp = pdls.step([(e, J)], theta, lo, up,
                           options=pdls.PDLSOptions(**opts, pgs_max_iterations=10000))
         pgs = pdls.step([(e, J)], theta, lo, up,
-                        options=pdls.PDLSOptions(limit_strategy="pgs", pgs_tol=1e-15,
+                        options=pdls.PDLSOptions(limit_strategy='pgs', pgs_tol=1e-15,
                                                  pgs_max_iterations=10000, **opts))
         t = theta + pgs.theta_diff
         assert np.all(t >= lo) and np.all(t <= up)
@@ -111,21 +124,21 @@ def test_pgs_step_weights_levels_and_keeps_fixed_variables():
 
 
 def test_panda_ik_with_pgs_stays_within_limits_and_converges():
-    panda = load_urdf(REPO / "urdf" / "panda.urdf")
+    panda = load_urdf(REPO / 'urdf' / 'panda.urdf')
     rng = np.random.default_rng(11)
     ok = 0
     for _ in range(20):
         q_goal = rng.uniform(panda.lower, panda.upper)
-        task = FrameTask(panda, "panda_link8", target=panda.forward_kinematics(q_goal,
-                                                                             "panda_link8"))
-        opts = pdls.PDLSOptions(limit_strategy="pgs", max_iterations=300, divergence_factor=None,
+        target = panda.forward_kinematics(q_goal, 'panda_link8')
+        task = FrameTask(panda, 'panda_link8', target=target)
+        opts = pdls.PDLSOptions(limit_strategy='pgs', max_iterations=300, divergence_factor=None,
                                 theta_diff_max_mag=1.5)
         res = TaskSolver(panda, [task], options=opts).solve(
             np.clip(q_goal + rng.normal(scale=0.3, size=panda.n), panda.lower, panda.upper))
         assert np.all(res.q >= panda.lower) and np.all(res.q <= panda.upper)
         if res.success:
             ok += 1
-            T = panda.forward_kinematics(res.q, "panda_link8")
+            T = panda.forward_kinematics(res.q, 'panda_link8')
             assert np.linalg.norm(T[:3, 3] - task.target_position) < 1e-5
     assert ok >= 18
 
@@ -134,14 +147,14 @@ def test_ik_solver_selects_pgs_from_its_config():
     from pdls_ik import IKSolver
     from pdls_ik.config import IKConfig
 
-    panda = load_urdf(REPO / "urdf" / "panda.urdf")
-    solver = IKSolver(panda, "panda_link8", limit_strategy="pgs", timeout=5.0)
-    assert solver._options.limit_strategy == "pgs"
+    panda = load_urdf(REPO / 'urdf' / 'panda.urdf')
+    solver = IKSolver(panda, 'panda_link8', limit_strategy='pgs', timeout=5.0)
+    assert solver._options.limit_strategy == 'pgs'
     rng = np.random.default_rng(2)
     for _ in range(10):
         q = rng.uniform(panda.lower, panda.upper)
-        res = solver.solve(panda.forward_kinematics(q, "panda_link8"))
+        res = solver.solve(panda.forward_kinematics(q, 'panda_link8'))
         assert res.success and res.position_error < 1e-5
         assert np.all(res.q >= panda.lower) and np.all(res.q <= panda.upper)
-    with pytest.raises(ConfigError, match="limit_strategy"):
-        IKConfig(limit_strategy="magic")
+    with pytest.raises(ConfigError, match='limit_strategy'):
+        IKConfig(limit_strategy='magic')

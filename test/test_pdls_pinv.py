@@ -1,11 +1,24 @@
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 """SVD damped pseudoinverse and the automatic damping factor (Baerlocher 2001)."""
 import math
 
 import numpy as np
-import pytest
-
 from pdls_ik.pdls import auto_lambda, damped_pinv
 from pdls_ik.pdls.pinv import thin_svd
+import pytest
 
 
 def test_auto_lambda_branches():

@@ -1,13 +1,26 @@
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 """The PDLS iteration loop: convergence, every status, hooks, DLS equivalence, metrics."""
 import math
 import time
 
 import numpy as np
-import pytest
-
 from pdls_ik.errors import InputError
-from pdls_ik.pdls import (CONVERGED, DIVERGED, MAX_ITERATIONS, MAX_TIME, STALLED, STATUSES,
-                          Level, PDLSOptions, PDLSProblem, solve)
+from pdls_ik.pdls import (CONVERGED, DIVERGED, Level, MAX_ITERATIONS, MAX_TIME, PDLSOptions,
+                          PDLSProblem, solve, STALLED, STATUSES)
+import pytest
 
 EXACT = PDLSOptions(damping=0.0, theta_diff_clamping=False, adaptive_step_size=False)
 LINKS = np.array([1.0, 0.8, 0.5])
@@ -30,7 +43,7 @@ def cubic(theta):
     return [(np.array([-(t ** 3 - 2 * t + 2)]), np.array([[3 * t ** 2 - 2]]))]
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize('seed', range(6))
 def test_linear_problems_converge_in_one_iteration(seed):
     rng = np.random.default_rng(seed)
     n = 8
@@ -54,7 +67,7 @@ def test_nonlinear_arm_converges_with_default_options():
     np.testing.assert_allclose([LINKS @ np.cos(c), LINKS @ np.sin(c)], goal, atol=1e-10)
     assert result.initial_residual_norms[0] == pytest.approx(
         np.linalg.norm(goal - [LINKS @ np.cos([0.1, 0.2, 0.3]), LINKS @ np.sin([0.1, 0.2, 0.3])]))
-    assert set(result.phase_times) == {"evaluate", "step", "line_search", "total"}
+    assert set(result.phase_times) == {'evaluate', 'step', 'line_search', 'total'}
     assert result.evaluations == result.iterations + 1
     assert len(result.history) == result.iterations + 1
     np.testing.assert_array_equal(result.best_theta, result.theta)
@@ -83,13 +96,13 @@ def test_max_time():
         time.sleep(0.01)
         return arm_levels(np.array([0.5, 1.2]))(theta)
     result = solve(slow, np.full(3, 0.1), options=PDLSOptions(max_time=0.025, step_size=0.1,
-                                                              line_search="constant"))
+                                                              line_search='constant'))
     assert result.status == MAX_TIME
     assert 1 <= result.iterations <= 3
-    assert result.phase_times["total"] >= 0.025
+    assert result.phase_times['total'] >= 0.025
 
 
-@pytest.mark.parametrize("revert,theta,norm", [(True, 1.0, 1.0), (False, 0.0, 2.0)])
+@pytest.mark.parametrize('revert,theta,norm', [(True, 1.0, 1.0), (False, 0.0, 2.0)])
 def test_diverged_with_and_without_revert(revert, theta, norm):
     opts = EXACT.replace(abort_on_divergence=True, revert_on_divergence=revert,
                          divergence_factor=1.5)
@@ -100,8 +113,11 @@ def test_diverged_with_and_without_revert(revert, theta, norm):
 
 
 def test_growth_within_tolerance_is_not_divergence():
-    """A converged level whose residual moves at rounding level (x10 per iteration, far below
-    its tolerance) while a lower level iterates is not diverging."""
+    """
+    A converged level whose residual moves at rounding level is not diverging.
+
+    The residual grows x10 per iteration, far below its tolerance, while a lower level iterates.
+    """
     calls = []
 
     def levels(theta):
@@ -132,6 +148,7 @@ def test_divergence_without_abort_reverts_and_slows_down():
 
 def test_last_is_optional():
     J = np.array([[1.0]])
+
     def levels(th):
         return [(np.array([1.0]) - J @ th, J), (np.array([3.0]) - J @ th, J)]
     strict = solve(levels, np.zeros(1), options=EXACT)
@@ -146,7 +163,7 @@ class WrappedAngleProblem(PDLSProblem):
 
     def levels(self, theta):
         err = math.remainder(3.1 - theta[0], 2 * math.pi)
-        return [Level(np.array([err]), np.array([[1.0, 0.0]]), tolerance=1e-12, name="angle")]
+        return [Level(np.array([err]), np.array([[1.0, 0.0]]), tolerance=1e-12, name='angle')]
 
     def posture_variation(self, theta):
         return np.array([0.0, 0.25 - theta[1]])
@@ -204,22 +221,25 @@ def test_non_finite_values_from_the_problem_are_named():
     def levels(theta):
         bad = np.nan if theta[0] != 0.0 else 1.0
         return [(np.array([1.0, bad]), np.eye(2))]
-    with pytest.raises(InputError, match=r"iteration 1: level 0: residual row 1"):
+    with pytest.raises(InputError, match=r'iteration 1: level 0: residual row 1'):
         solve(levels, np.zeros(2), options=EXACT)
-    with pytest.raises(InputError, match="theta0: variable 0"):
+    with pytest.raises(InputError, match='theta0: variable 0'):
         solve(levels, np.array([np.inf, 0.0]))
-    with pytest.raises(InputError, match="problem: expected a callable"):
+    with pytest.raises(InputError, match='problem: expected a callable'):
         solve(42, np.zeros(2))
 
 
 def test_every_status_is_a_documented_constant():
-    assert set(STATUSES) == {"converged", "stalled", "max_iterations", "max_time", "diverged"}
+    assert set(STATUSES) == {'converged', 'stalled', 'max_iterations', 'max_time', 'diverged'}
 
 
-@pytest.mark.parametrize("comparison", [None, [0, -1]])
+@pytest.mark.parametrize('comparison', [None, [0, -1]])
 def test_trusted_levels_skip_the_checks_and_change_nothing_else(comparison):
-    """A problem with ``trusted_levels`` (built from validated inputs) reaches the same iterates
-    as the checked path; a problem without it is still checked."""
+    """
+    A problem with ``trusted_levels`` reaches the same iterates as the checked path.
+
+    Its levels are built from validated inputs; a problem without it is still checked.
+    """
     goal = np.array([0.5, 1.2])
     arm = arm_levels(goal)
 
@@ -229,7 +249,7 @@ def test_trusted_levels_skip_the_checks_and_change_nothing_else(comparison):
 
         def levels(self, theta):
             e, J = arm(theta)[0]
-            return [Level(e, J, comparison=comparison, name="tip")]
+            return [Level(e, J, comparison=comparison, name='tip')]
 
     args = (np.full(3, 0.1), np.full(3, -2.0), np.full(3, 2.0))
     checked, trusted = solve(Arm(False), *args), solve(Arm(True), *args)
@@ -241,5 +261,5 @@ def test_trusted_levels_skip_the_checks_and_change_nothing_else(comparison):
     class Bad(PDLSProblem):
         def levels(self, theta):
             return [Level(np.array([np.nan, 0.0]), np.ones((2, 3)))]
-    with pytest.raises(InputError, match="residual row 0"):
+    with pytest.raises(InputError, match='residual row 0'):
         solve(Bad(), *args)

@@ -1,9 +1,22 @@
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 """One PDLS iteration: pseudoinverse identities, strict priority, null-space projector, damping."""
 import numpy as np
-import pytest
-
 from pdls_ik.errors import InputError
 from pdls_ik.pdls import Level, PDLSOptions, step
+import pytest
 
 EXACT = PDLSOptions(damping=0.0, theta_diff_clamping=False, svd_tol=1e-12)
 
@@ -12,7 +25,7 @@ def random_level(rng, m, n):
     return rng.standard_normal(m), rng.standard_normal((m, n))
 
 
-@pytest.mark.parametrize("m,n", [(3, 7), (6, 6), (6, 7), (9, 4)])
+@pytest.mark.parametrize('m,n', [(3, 7), (6, 6), (6, 7), (9, 4)])
 def test_one_level_undamped_is_least_squares_step(m, n):
     rng = np.random.default_rng(m * 10 + n)
     e, J = random_level(rng, m, n)
@@ -84,7 +97,7 @@ def test_posture_only_moves_in_remaining_null_space():
     np.testing.assert_allclose(d - np.linalg.pinv(J) @ e, N @ posture, atol=1e-12)
 
 
-@pytest.mark.parametrize("k", [2, 4, 6, 8, 10, 14])
+@pytest.mark.parametrize('k', [2, 4, 6, 8, 10, 14])
 def test_auto_lambda_bounds_step_near_singularity(k):
     rng = np.random.default_rng(k)
     U = np.linalg.qr(rng.standard_normal((3, 3)))[0]
@@ -145,18 +158,18 @@ def test_free_variables_stay_put():
 def test_non_finite_inputs_are_named_errors():
     e, J = np.ones(2), np.eye(2)
     with pytest.raises(InputError, match=r"level 1 \('elbow'\): residual row 1"):
-        step([(e, J), Level(np.array([0.0, np.nan]), J, name="elbow")], np.zeros(2))
+        step([(e, J), Level(np.array([0.0, np.nan]), J, name='elbow')], np.zeros(2))
     bad = J.copy()
     bad[1, 0] = np.inf
-    with pytest.raises(InputError, match="level 0: Jacobian row 1, variable 0"):
+    with pytest.raises(InputError, match='level 0: Jacobian row 1, variable 0'):
         step([(e, bad)], np.zeros(2))
-    with pytest.raises(InputError, match="theta: variable 1"):
+    with pytest.raises(InputError, match='theta: variable 1'):
         step([(e, J)], np.array([0.0, np.nan]))
-    with pytest.raises(InputError, match="lower: variable 0"):
+    with pytest.raises(InputError, match='lower: variable 0'):
         step([(e, J)], np.zeros(2), lower=[np.nan, 0.0], upper=[1.0, 1.0])
-    with pytest.raises(InputError, match="variable 1 has lower 2.0 > upper 1.0"):
+    with pytest.raises(InputError, match='variable 1 has lower 2.0 > upper 1.0'):
         step([(e, J)], np.zeros(2), lower=[0.0, 2.0], upper=[1.0, 1.0])
-    with pytest.raises(InputError, match=r"level 0: Jacobian must have shape \(2, 3\)"):
+    with pytest.raises(InputError, match=r'level 0: Jacobian must have shape \(2, 3\)'):
         step([(e, J)], np.zeros(3))
-    with pytest.raises(InputError, match="posture: variable 0"):
+    with pytest.raises(InputError, match='posture: variable 0'):
         step([(e, J)], np.zeros(2), posture=[np.inf, 0.0])

@@ -1,9 +1,22 @@
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 """Adaptive step size: the slowdown and speed-up rules on the per-level residual clamps."""
 import numpy as np
-import pytest
-
 from pdls_ik.pdls import PDLSOptions, StepResult
-from pdls_ik.pdls.stepsize import SLOWDOWN, SPEEDUP, AdaptiveStepSize
+from pdls_ik.pdls.stepsize import AdaptiveStepSize, SLOWDOWN, SPEEDUP
+import pytest
 
 
 def last_step(mag, norms, clamped, lambdas=None, autos=None):

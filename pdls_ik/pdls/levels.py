@@ -1,4 +1,19 @@
-"""Priority levels: residual rows, Jacobian rows, row comparison types, and their validation.
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Priority levels: residual rows, Jacobian rows, row comparison types, and their validation.
 
 A level is the pair (e_k, J_k): ``e_k`` (m_k,) is the change of the level's task values that we
 want, ``J_k`` (m_k, n) maps a variation Δθ to the resulting change, so the solver seeks
@@ -12,13 +27,12 @@ is the row ``e = x_min - x`` with ``LESS_EQUAL``.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
+import math
 from typing import List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 from numpy.typing import NDArray
-
 from pdls_ik.errors import InputError
 
 EQUAL = 0
@@ -28,16 +42,16 @@ GREATER_EQUAL = 1
 
 @dataclass
 class Level:
-    """One priority level.
+    """
+    One priority level.
 
-    Attributes:
-        residual: (m,) desired change of the level's task values.
-        jacobian: (m, n) derivative of the task values with respect to θ.
-        comparison: optional (m,) row types: ``EQUAL`` (0), ``LESS_EQUAL`` (-1, satisfied while
-            ``e_i <= 0``) or ``GREATER_EQUAL`` (+1, satisfied while ``e_i >= 0``).
-        tolerance: convergence tolerance on this level's residual norm; overrides
-            ``PDLSOptions.residual_tol``.
-        name: used in error messages and metrics.
+    :ivar residual: (m,) desired change of the level's task values.
+    :ivar jacobian: (m, n) derivative of the task values with respect to θ.
+    :ivar comparison: optional (m,) row types: ``EQUAL`` (0), ``LESS_EQUAL`` (-1, satisfied while
+        ``e_i <= 0``) or ``GREATER_EQUAL`` (+1, satisfied while ``e_i >= 0``).
+    :ivar tolerance: convergence tolerance on this level's residual norm; overrides
+        ``PDLSOptions.residual_tol``.
+    :ivar name: used in error messages and metrics.
     """
 
     residual: NDArray[np.float64]
@@ -51,7 +65,7 @@ LevelLike = Union[Level, Tuple[NDArray[np.float64], NDArray[np.float64]]]
 
 
 def _label(k: int, name: Optional[str]) -> str:
-    return f"level {k}" + (f" ('{name}')" if name else "")
+    return f'level {k}' + (f" ('{name}')" if name else '')
 
 
 def _first_bad(a: NDArray[np.float64]):
@@ -61,7 +75,8 @@ def _first_bad(a: NDArray[np.float64]):
 
 
 class PreparedLevels:
-    """Validated arrays of a list of levels, with inactive inequality rows removed.
+    """
+    Validated arrays of a list of levels, with inactive inequality rows removed.
 
     Attributes (lists indexed by level):
         residuals: active residual rows (m'_k,); jacobians: active Jacobian rows (m'_k, n);
@@ -71,12 +86,12 @@ class PreparedLevels:
             activates when its predicted residual would violate them.
     """
 
-    __slots__ = ("residuals", "jacobians", "norms", "tolerances", "names", "inactive")
+    __slots__ = ('residuals', 'jacobians', 'norms', 'tolerances', 'names', 'inactive')
 
     def __init__(self, levels: Sequence[LevelLike], n: int, by_component: bool = False):
         if isinstance(levels, Level) or len(levels) == 0:
-            raise InputError("levels: expected a non-empty list of Level or (residual, jacobian)"
-                             " pairs, highest priority first")
+            raise InputError('levels: expected a non-empty list of Level or (residual, jacobian)'
+                             ' pairs, highest priority first')
         self.residuals: List[NDArray[np.float64]] = []
         self.jacobians: List[NDArray[np.float64]] = []
         self.norms: List[float] = []
@@ -91,8 +106,8 @@ class PreparedLevels:
                 try:
                     e, J = lev
                 except (TypeError, ValueError):
-                    raise InputError(f"level {k}: expected a Level or a (residual, jacobian) "
-                                     f"pair, got {type(lev).__name__}") from None
+                    raise InputError(f'level {k}: expected a Level or a (residual, jacobian) '
+                                     f'pair, got {type(lev).__name__}') from None
                 comp = tol = name = None
             e, J, sq = _check_arrays(k, name, e, J, n)
             if comp is not None:
@@ -103,8 +118,8 @@ class PreparedLevels:
                     self.inactive[k] = rest
             if tol is not None and not (isinstance(tol, (int, float, np.floating, np.integer))
                                         and tol >= 0 and math.isfinite(tol)):
-                raise InputError(f"{_label(k, name)}: tolerance must be a finite number >= 0, "
-                                 f"got {tol!r}")
+                raise InputError(f'{_label(k, name)}: tolerance must be a finite number >= 0, '
+                                 f'got {tol!r}')
             self.residuals.append(e)
             self.jacobians.append(J)
             self.norms.append(residual_norm(e, by_component) if comp is not None or by_component
@@ -116,11 +131,14 @@ class PreparedLevels:
         return len(self.residuals)
 
     @classmethod
-    def trusted(cls, levels: Sequence[Level], by_component: bool = False) -> "PreparedLevels":
-        """The same object without validation, for levels built by code that guarantees them:
-        :class:`Level` objects with float arrays e (m,) and J (m, n), finite, valid row
-        comparisons and tolerances (a problem's ``trusted_levels``; see
-        :func:`pdls_ik.pdls.solve`). Saves the checks, not the work: about 5 % of a solve."""
+    def trusted(cls, levels: Sequence[Level], by_component: bool = False) -> 'PreparedLevels':
+        """
+        Build the same object without validation, for levels built by code that guarantees them.
+
+        :class:`Level` objects with float arrays e (m,) and J (m, n), finite, valid row comparisons
+        and tolerances (a problem's ``trusted_levels``; see :func:`pdls_ik.pdls.solve`). Saves the
+        checks, not the work: about 5 % of a solve.
+        """
         self = cls.__new__(cls)
         self.residuals, self.jacobians, self.norms = [], [], []
         self.tolerances, self.names, self.inactive = [], [], None
@@ -154,20 +172,20 @@ def _check_arrays(k, name, e, J, n):
     e = np.asarray(e, dtype=float)
     J = np.asarray(J, dtype=float)
     if e.ndim != 1:
-        raise InputError(f"{_label(k, name)}: residual must have shape (m,), got {e.shape}")
+        raise InputError(f'{_label(k, name)}: residual must have shape (m,), got {e.shape}')
     if J.shape != (e.size, n):
-        raise InputError(f"{_label(k, name)}: Jacobian must have shape ({e.size}, {n}) to "
-                         f"match the residual and θ, got {J.shape}")
+        raise InputError(f'{_label(k, name)}: Jacobian must have shape ({e.size}, {n}) to '
+                         f'match the residual and θ, got {J.shape}')
     sq = float(e.dot(e))
     if not math.isfinite(sq + float(J.sum())):  # one test on the fast path
         bad = _first_bad(e)
         if bad is not None:
-            raise InputError(f"{_label(k, name)}: residual row {bad[0]} is {e[bad]} "
-                             f"(not finite)")
+            raise InputError(f'{_label(k, name)}: residual row {bad[0]} is {e[bad]} '
+                             f'(not finite)')
         bad = _first_bad(J)
         if bad is not None:
-            raise InputError(f"{_label(k, name)}: Jacobian row {bad[0]}, variable {bad[1]} is "
-                             f"{J[bad]} (not finite)")
+            raise InputError(f'{_label(k, name)}: Jacobian row {bad[0]}, variable {bad[1]} is '
+                             f'{J[bad]} (not finite)')
         sq = float(np.linalg.norm(e)) ** 2  # finite but huge entries overflowed the sum
     return e, J, sq
 
@@ -175,13 +193,13 @@ def _check_arrays(k, name, e, J, n):
 def _active_rows(k, name, e, J, comp):
     comp = np.asarray(comp)
     if comp.shape != e.shape:
-        raise InputError(f"{_label(k, name)}: comparison must have shape {e.shape}, "
-                         f"got {comp.shape}")
+        raise InputError(f'{_label(k, name)}: comparison must have shape {e.shape}, '
+                         f'got {comp.shape}')
     unknown = ~np.isin(comp, (EQUAL, LESS_EQUAL, GREATER_EQUAL))
     if unknown.any():
         row = int(np.argmax(unknown))
-        raise InputError(f"{_label(k, name)}: comparison row {row} is {comp[row].item()!r}; use "
-                         f"0 (equal), -1 (residual <= 0) or +1 (residual >= 0)")
+        raise InputError(f'{_label(k, name)}: comparison row {row} is {comp[row].item()!r}; use '
+                         f'0 (equal), -1 (residual <= 0) or +1 (residual >= 0)')
     active = (comp == EQUAL) | ((comp == LESS_EQUAL) & (e > 0)) | \
              ((comp == GREATER_EQUAL) & (e < 0))
     if active.all():
@@ -192,8 +210,11 @@ def _active_rows(k, name, e, J, comp):
 
 def check_vector(name: str, v, n: Optional[int], *, allow_inf: bool = False
                  ) -> NDArray[np.float64]:
-    """v as a float array (n,) (any length when n is None), or InputError naming ``name`` and
-    the offending variable."""
+    """
+    Return v as a float array (n,), any length when n is None.
+
+    :raises InputError: naming ``name`` and the offending variable.
+    """
     a = np.asarray(v, dtype=float)
     if a.ndim != 1 or (n is not None and a.size != n):
         raise InputError(f"{name}: expected shape ({'n' if n is None else n},), got {a.shape}")
@@ -201,26 +222,26 @@ def check_vector(name: str, v, n: Optional[int], *, allow_inf: bool = False
         bad = np.isnan(a) if allow_inf else ~np.isfinite(a)
         if bad.any():
             i = int(np.argmax(bad))
-            kind = "a number" if allow_inf else "finite"
-            raise InputError(f"{name}: variable {i} is {a[i]} (not {kind})")
+            kind = 'a number' if allow_inf else 'finite'
+            raise InputError(f'{name}: variable {i} is {a[i]} (not {kind})')
     return a
 
 
 def check_limits(lower, upper, n: int):
-    """Validated (lower, upper) arrays (n,) with ±inf allowed, or (None, None) when no limit.
+    """
+    Validate (lower, upper) arrays (n,) with ±inf allowed; (None, None) when no limit.
 
-    Raises:
-        InputError: NaN, wrong shape, or lower > upper, naming the variable.
+    :raises InputError: NaN, wrong shape, or lower > upper, naming the variable.
     """
     if lower is None and upper is None:
         return None, None
     lo = np.full(n, -np.inf) if lower is None else np.asarray(lower, dtype=float)
     up = np.full(n, np.inf) if upper is None else np.asarray(upper, dtype=float)
     if lo.shape != (n,) or up.shape != (n,) or not (lo <= up).all():  # NaN fails <= too
-        lo = check_vector("lower", lo, n, allow_inf=True)
-        up = check_vector("upper", up, n, allow_inf=True)
+        lo = check_vector('lower', lo, n, allow_inf=True)
+        up = check_vector('upper', up, n, allow_inf=True)
         i = int(np.argmax(lo > up))
-        raise InputError(f"limits: variable {i} has lower {lo[i]} > upper {up[i]}")
+        raise InputError(f'limits: variable {i} has lower {lo[i]} > upper {up[i]}')
     if (lo == -np.inf).all() and (up == np.inf).all():
         return None, None
     return lo, up

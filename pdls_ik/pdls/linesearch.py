@@ -1,4 +1,19 @@
-"""Step length α along Δθ (the line-search strategies of the hierarchical solver, ``seeds/002``).
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Step length α along Δθ (the line-search strategies of the hierarchical solver, ``seeds/002``).
 
 * ``constant``: α = ``step_size`` every iteration.
 * ``fixed_sequence``: α starts at ``line_search_alpha_min`` and follows
@@ -17,7 +32,6 @@ from typing import Callable, Optional, Tuple
 
 import numpy as np
 from numpy.typing import NDArray
-
 from pdls_ik.pdls.options import PDLSOptions
 
 
@@ -32,22 +46,21 @@ class LineSearch:
     def search(self, theta: NDArray[np.float64], theta_diff: NDArray[np.float64], merit0: float,
                evaluate: Callable[[NDArray[np.float64]], Tuple[NDArray, object, float]],
                integrate: Optional[Callable] = None):
-        """Choose α and the next θ.
+        """
+        Choose α and the next θ.
 
-        Args:
-            merit0: merit (sum of squared counted residual norms) at θ.
-            evaluate: ``evaluate(theta_candidate) -> (theta_next, evaluation, merit)``; called
-                only by backtracking, whose last evaluation is handed back for reuse.
+        :param merit0: merit (sum of squared counted residual norms) at θ.
+        :param evaluate: ``evaluate(theta_candidate) -> (theta_next, evaluation, merit)``; called
+            only by backtracking, whose last evaluation is handed back for reuse.
 
-        Returns:
-            ``(alpha, theta_next, evaluation)`` where ``evaluation`` is None unless the
+        :return: ``(alpha, theta_next, evaluation)`` where ``evaluation`` is None unless the
             candidate was already evaluated.
             integrate: ``integrate(theta, step) -> theta`` applying a step on a Lie group
-                (``seeds/002``); default θ + step.
+            (``seeds/002``); default θ + step.
         """
         o = self.options
         move = _add if integrate is None else integrate
-        if self.kind == "backtracking":
+        if self.kind == 'backtracking':
             alpha, best = o.step_size, None
             while alpha >= o.line_search_alpha_min:
                 theta_next, evaluation, merit = evaluate(move(theta, alpha * theta_diff))
@@ -59,11 +72,11 @@ class LineSearch:
             if best is not None and best[0] < merit0:
                 return best[1], best[2], best[3]
             return 0.0, theta, None  # no decrease along Δθ: stay (the solver then stalls)
-        if self.kind == "fixed_sequence":
+        if self.kind == 'fixed_sequence':
             alpha = self.alpha
             amax = o.line_search_alpha_max
             self.alpha = amax - o.line_search_k * (amax - alpha)
-        elif self.kind == "error_norm":
+        elif self.kind == 'error_norm':
             amin = o.line_search_alpha_min
             alpha = 1.0 - (1.0 - amin) * math.tanh(math.sqrt(merit0) / o.line_search_error_scale)
         else:

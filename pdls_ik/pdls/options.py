@@ -1,4 +1,19 @@
-"""Options of the PDLS solver: one dataclass, validated on construction.
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Options of the PDLS solver: one dataclass, validated on construction.
 
 Field names follow the knobs of the PDLS reference (Baerlocher & Boulic 2004 as documented in
 ``seeds/000``) in snake_case, so ``thetaDiffMaxMag`` is ``theta_diff_max_mag`` and so on. Knobs
@@ -13,39 +28,38 @@ Per-level values (``residual_tol``, ``damping``, ``residual_max_mag``, ``slowdow
 from __future__ import annotations
 
 import copy
-import math
 from dataclasses import dataclass, fields
+import math
 from typing import Optional, Sequence, Union
 
 import numpy as np
-
 from pdls_ik.errors import ConfigError
 
 PerLevel = Union[None, float, Sequence[Optional[float]]]
 
-LINE_SEARCHES = ("constant", "backtracking", "fixed_sequence", "error_norm")
-LIMIT_STRATEGIES = ("clamping", "pgs")
+LINE_SEARCHES = ('constant', 'backtracking', 'fixed_sequence', 'error_norm')
+LIMIT_STRATEGIES = ('clamping', 'pgs')
 
 
 def _fail(name: str, why: str, value) -> None:
-    raise ConfigError(f"PDLSOptions.{name}: {why} (got {value!r})")
+    raise ConfigError(f'PDLSOptions.{name}: {why} (got {value!r})')
 
 
 def _check_number(name, value, *, low=None, high=None, low_open=False, allow_inf=False,
                   allow_none=False):
     if value is None:
         if not allow_none:
-            _fail(name, "must be a number", value)
+            _fail(name, 'must be a number', value)
         return
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        _fail(name, "must be a number", value)
+        _fail(name, 'must be a number', value)
     v = float(value)
     if math.isnan(v) or (math.isinf(v) and not allow_inf):
-        _fail(name, "must be finite" if not allow_inf else "must not be NaN", value)
+        _fail(name, 'must be finite' if not allow_inf else 'must not be NaN', value)
     if low is not None and (v < low or (low_open and v == low)):
         _fail(name, f"must be {'>' if low_open else '>='} {low}", value)
     if high is not None and v > high:
-        _fail(name, f"must be <= {high}", value)
+        _fail(name, f'must be <= {high}', value)
 
 
 def _check_per_level(name, value, **kw):
@@ -55,13 +69,13 @@ def _check_per_level(name, value, **kw):
     try:
         items = list(value)
     except TypeError:
-        _fail(name, "must be a number, None or a sequence per priority level", value)
+        _fail(name, 'must be a number, None or a sequence per priority level', value)
     for k, item in enumerate(items):
-        _check_number(f"{name}[{k}]", item, allow_none=True, **kw)
+        _check_number(f'{name}[{k}]', item, allow_none=True, **kw)
 
 
 def level_value(value: PerLevel, level: int) -> Optional[float]:
-    """The per-level option ``value`` at priority ``level`` (0 = highest), or None when unset."""
+    """Return the per-level option ``value`` at priority ``level`` (0 = highest), or None."""
     if value is None:
         return None
     if isinstance(value, (float, int)) or np.isscalar(value):
@@ -73,7 +87,8 @@ def level_value(value: PerLevel, level: int) -> Optional[float]:
 
 @dataclass
 class PDLSOptions:
-    """Every knob of :func:`pdls_ik.pdls.solve` and :func:`pdls_ik.pdls.step`.
+    """
+    Every knob of :func:`pdls_ik.pdls.solve` and :func:`pdls_ik.pdls.step`.
 
     Units: θ-space quantities (``theta_diff_*``) are in the units of the variables (radians and
     metres for robots); residual quantities in the units of the residual rows; λ and σ in residual
@@ -162,7 +177,7 @@ class PDLSOptions:
     speedup_factor: float = 1.5
     slowdown_limit: PerLevel = None
     speedup_limit: PerLevel = None
-    line_search: str = "constant"
+    line_search: str = 'constant'
     step_size: float = 1.0
     line_search_alpha_min: float = 0.2
     line_search_alpha_max: float = 0.95
@@ -172,7 +187,7 @@ class PDLSOptions:
     line_search_error_scale: float = 1.0
     free_variables: Optional[Sequence] = None
     respect_limits: bool = True
-    limit_strategy: str = "clamping"
+    limit_strategy: str = 'clamping'
     pgs_level_weight: float = 1e-3
     pgs_max_iterations: int = 200
     pgs_tol: float = 1e-12
@@ -188,15 +203,15 @@ class PDLSOptions:
         arr = np.asarray(fv)
         if arr.ndim != 1 or not (arr.dtype == bool or np.issubdtype(arr.dtype, np.integer)
                                  or arr.size == 0):
-            _fail("free_variables", "must be a boolean mask (n,) or a sequence of indices", fv)
+            _fail('free_variables', 'must be a boolean mask (n,) or a sequence of indices', fv)
         if arr.dtype != bool and arr.size and arr.min() < 0:
-            _fail("free_variables", "indices must be >= 0", fv)
+            _fail('free_variables', 'indices must be >= 0', fv)
 
     def free_mask(self, n: int) -> Optional[np.ndarray]:
-        """Boolean mask (n,) of the free variables, or None when every variable is free.
+        """
+        Boolean mask (n,) of the free variables, or None when every variable is free.
 
-        Raises:
-            ConfigError: the mask length differs from n or an index is >= n.
+        :raises ConfigError: the mask length differs from n or an index is >= n.
         """
         fv = self.free_variables
         if fv is None:
@@ -204,28 +219,30 @@ class PDLSOptions:
         arr = np.asarray(fv)
         if arr.dtype == bool:
             if arr.size != n:
-                _fail("free_variables", f"mask has {arr.size} entries for {n} variables", fv)
+                _fail('free_variables', f'mask has {arr.size} entries for {n} variables', fv)
             mask = arr.copy()
         else:
             idx = arr.astype(int)
             if idx.size and idx.max() >= n:
-                _fail("free_variables", f"index {int(idx.max())} out of range for {n} variables",
+                _fail('free_variables', f'index {int(idx.max())} out of range for {n} variables',
                       fv)
             mask = np.zeros(n, dtype=bool)
             mask[idx] = True
         return None if mask.all() else mask
 
-    def replace(self, **changes) -> "PDLSOptions":
-        """A copy with some fields changed. Only the changed fields are validated (the others
-        were when this object was built), so that a solver may change ``max_time`` before
-        every local solve at the cost of one check.
+    def replace(self, **changes) -> 'PDLSOptions':
+        """
+        Return a copy with some fields changed.
 
-        Raises:
-            ConfigError: a changed value is invalid.  TypeError: an unknown field name.
+        Only the changed fields are validated (the others were when this object was built), so that
+        a solver may change ``max_time`` before every local solve at the cost of one check.
+
+        :raises ConfigError: a changed value is invalid.
+        :raises TypeError: an unknown field name.
         """
         unknown = set(changes).difference(OPTION_NAMES)
         if unknown:
-            raise TypeError(f"PDLSOptions.replace: unknown field(s) {sorted(unknown)}")
+            raise TypeError(f'PDLSOptions.replace: unknown field(s) {sorted(unknown)}')
         new = copy.copy(self)
         new.__dict__.update(changes)
         for name in changes:
@@ -235,8 +252,9 @@ class PDLSOptions:
     @classmethod
     def dls(cls, *, max_iterations: int = 100, tolerance: float = 1e-6,
             damping: Optional[float] = 0.05, adaptive_damping: bool = False,
-            step_size: float = 1.0, respect_limits: bool = True) -> "PDLSOptions":
-        """The single-level damped least squares loop of ``seeds/004`` as PDLS options.
+            step_size: float = 1.0, respect_limits: bool = True) -> 'PDLSOptions':
+        """
+        Return the single-level damped least squares loop of ``seeds/004`` as PDLS options.
 
         One level, fixed λ (or the automatic λ when ``adaptive_damping``), a constant step size,
         no adaptive step size and no Δθ clamping: each iteration applies
@@ -246,52 +264,52 @@ class PDLSOptions:
         return cls(max_iterations=max_iterations, residual_tol=tolerance,
                    damping=None if adaptive_damping else damping, step_size=step_size,
                    respect_limits=respect_limits, adaptive_step_size=False,
-                   theta_diff_clamping=adaptive_damping, line_search="constant", svd_tol=0.0)
+                   theta_diff_clamping=adaptive_damping, line_search='constant', svd_tol=0.0)
 
 
 OPTION_NAMES = tuple(f.name for f in fields(PDLSOptions))
 
 #: validation rules: numeric fields -> keyword arguments of _check_number
 _NUMBERS = {
-    "theta_diff_max_mag": {"low": 0.0, "low_open": True, "allow_inf": True},
-    "auto_lambda_theta_diff_max_mag_scale": {"low": 0.0, "low_open": True},
-    "never_damp_sigma": {"low": 0.0, "allow_inf": True},
-    "always_damp_sigma": {"low": 0.0},
-    "svd_tol": {"low": 0.0},
-    "posture_max_mag": {"low": 0.0, "low_open": True, "allow_inf": True, "allow_none": True},
-    "theta_diff_tol": {"low": 0.0},
-    "max_time": {"low": 0.0, "low_open": True, "allow_inf": True, "allow_none": True},
-    "divergence_tol": {"low": 0.0},
-    "divergence_factor": {"low": 0.0, "low_open": True, "allow_none": True},
-    "slowdown_threshold": {"low": 0.0, "low_open": True, "allow_inf": True},
-    "speedup_threshold": {"low": 0.0},
-    "auto_lambda_slowdown_threshold": {"low": 0.0, "allow_none": True, "allow_inf": True},
-    "auto_lambda_speedup_threshold": {"low": 0.0, "allow_none": True, "allow_inf": True},
-    "slowdown_factor": {"low": 0.0, "low_open": True, "high": 1.0},
-    "speedup_factor": {"low": 1.0},
-    "pgs_level_weight": {"low": 0.0, "low_open": True, "high": 1.0},
-    "pgs_max_iterations": {"low": 1},
-    "pgs_tol": {"low": 0.0},
-    "step_size": {"low": 0.0, "low_open": True, "high": 1.0},
-    "line_search_alpha_min": {"low": 0.0, "low_open": True, "high": 1.0},
-    "line_search_alpha_max": {"low": 0.0, "low_open": True, "high": 1.0},
-    "line_search_k": {"low": 0.0, "high": 1.0},
-    "line_search_shrink": {"low": 0.0, "low_open": True, "high": 0.99},
-    "line_search_armijo": {"low": 0.0, "high": 0.5},
-    "line_search_error_scale": {"low": 0.0, "low_open": True},
+    'theta_diff_max_mag': {'low': 0.0, 'low_open': True, 'allow_inf': True},
+    'auto_lambda_theta_diff_max_mag_scale': {'low': 0.0, 'low_open': True},
+    'never_damp_sigma': {'low': 0.0, 'allow_inf': True},
+    'always_damp_sigma': {'low': 0.0},
+    'svd_tol': {'low': 0.0},
+    'posture_max_mag': {'low': 0.0, 'low_open': True, 'allow_inf': True, 'allow_none': True},
+    'theta_diff_tol': {'low': 0.0},
+    'max_time': {'low': 0.0, 'low_open': True, 'allow_inf': True, 'allow_none': True},
+    'divergence_tol': {'low': 0.0},
+    'divergence_factor': {'low': 0.0, 'low_open': True, 'allow_none': True},
+    'slowdown_threshold': {'low': 0.0, 'low_open': True, 'allow_inf': True},
+    'speedup_threshold': {'low': 0.0},
+    'auto_lambda_slowdown_threshold': {'low': 0.0, 'allow_none': True, 'allow_inf': True},
+    'auto_lambda_speedup_threshold': {'low': 0.0, 'allow_none': True, 'allow_inf': True},
+    'slowdown_factor': {'low': 0.0, 'low_open': True, 'high': 1.0},
+    'speedup_factor': {'low': 1.0},
+    'pgs_level_weight': {'low': 0.0, 'low_open': True, 'high': 1.0},
+    'pgs_max_iterations': {'low': 1},
+    'pgs_tol': {'low': 0.0},
+    'step_size': {'low': 0.0, 'low_open': True, 'high': 1.0},
+    'line_search_alpha_min': {'low': 0.0, 'low_open': True, 'high': 1.0},
+    'line_search_alpha_max': {'low': 0.0, 'low_open': True, 'high': 1.0},
+    'line_search_k': {'low': 0.0, 'high': 1.0},
+    'line_search_shrink': {'low': 0.0, 'low_open': True, 'high': 0.99},
+    'line_search_armijo': {'low': 0.0, 'high': 0.5},
+    'line_search_error_scale': {'low': 0.0, 'low_open': True},
 }
 #: per-level fields -> keyword arguments of _check_number for each entry
 _PER_LEVEL = {
-    "damping": {"low": -math.inf},
-    "residual_max_mag": {"low": 0.0, "low_open": True, "allow_inf": True},
-    "residual_tol": {"low": 0.0},
-    "slowdown_limit": {"low": 0.0},
-    "speedup_limit": {"low": 0.0, "low_open": True, "allow_inf": True},
+    'damping': {'low': -math.inf},
+    'residual_max_mag': {'low': 0.0, 'low_open': True, 'allow_inf': True},
+    'residual_tol': {'low': 0.0},
+    'slowdown_limit': {'low': 0.0},
+    'speedup_limit': {'low': 0.0, 'low_open': True, 'allow_inf': True},
 }
-_CHOICES = {"limit_strategy": LIMIT_STRATEGIES, "line_search": LINE_SEARCHES}
-_FLAGS = ("theta_diff_clamping", "clamp_theta_diff_by_component", "clamp_residual_by_component",
-          "abort_on_divergence", "revert_on_divergence", "last_is_optional",
-          "adaptive_step_size", "respect_limits")
+_CHOICES = {'limit_strategy': LIMIT_STRATEGIES, 'line_search': LINE_SEARCHES}
+_FLAGS = ('theta_diff_clamping', 'clamp_theta_diff_by_component', 'clamp_residual_by_component',
+          'abort_on_divergence', 'revert_on_divergence', 'last_is_optional',
+          'adaptive_step_size', 'respect_limits')
 
 
 def _is_int(value) -> bool:
@@ -310,13 +328,13 @@ def _check_field(opts: PDLSOptions, name: str) -> None:
             _fail(name, f"must be one of {', '.join(_CHOICES[name])}", value)
     elif name in _FLAGS:
         if not isinstance(value, (bool, np.bool_)):
-            _fail(name, "must be True or False", value)
-    elif name == "max_iterations":
+            _fail(name, 'must be True or False', value)
+    elif name == 'max_iterations':
         if not _is_int(value):
-            _fail(name, "must be an integer", value)
+            _fail(name, 'must be an integer', value)
         _check_number(name, value, low=0)
-    elif name == "min_divergable_level":
+    elif name == 'min_divergable_level':
         if not _is_int(value) or value < 0:
-            _fail(name, "must be an integer >= 0", value)
-    elif name == "free_variables":
+            _fail(name, 'must be an integer >= 0', value)
+    elif name == 'free_variables':
         opts._check_free_variables()

@@ -1,5 +1,21 @@
-"""Bounded variables by projected Gauss–Seidel (PGS): the damped step as a box-constrained
-least-squares problem.
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Bounded variables by projected Gauss–Seidel (PGS).
+
+The damped step as a box-constrained least-squares problem.
 
 The clamping loop of :mod:`pdls_ik.pdls.step` holds a variable at the limit it would cross and
 re-solves, once per newly clamped variable. The alternative solves the damped least-squares step
@@ -29,7 +45,6 @@ from typing import List, Optional, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
-
 from pdls_ik.errors import InputError
 
 Array = NDArray[np.float64]
@@ -37,12 +52,12 @@ Array = NDArray[np.float64]
 
 @dataclass
 class PGSResult:
-    """Outcome of :func:`bounded_least_squares`.
+    """
+    Outcome of :func:`bounded_least_squares`.
 
-    Attributes:
-        x: (n,) the solution, within [lower, upper].
-        iterations: Gauss–Seidel sweeps done.  converged: the last sweep moved no variable by
-            more than the tolerance.  at_bound: (n,) bool, variables on a bound.
+    :ivar x: (n,) the solution, within [lower, upper].
+    :ivar iterations: Gauss–Seidel sweeps done.  converged: the last sweep moved no variable by
+        more than the tolerance.  at_bound: (n,) bool, variables on a bound.
     """
 
     x: Array
@@ -54,34 +69,32 @@ class PGSResult:
 def bounded_least_squares(A: Array, b: Array, lower: Array, upper: Array, damping: float = 0.0,
                           x0: Optional[Array] = None, max_iterations: int = 200,
                           tol: float = 1e-12) -> PGSResult:
-    """Solve ``min ‖A x − b‖² + λ²‖x‖²`` s.t. ``lower ≤ x ≤ upper`` by projected Gauss–Seidel.
+    """
+    Solve ``min ‖A x − b‖² + λ²‖x‖²`` s.t. ``lower ≤ x ≤ upper`` by projected Gauss–Seidel.
 
-    Args:
-        A: (m, n).  b: (m,).  lower, upper: (n,), ±inf allowed, lower ≤ upper.
-        damping: λ ≥ 0 (λ > 0 makes the minimizer unique and the sweeps contract).
-        x0: (n,) warm start (projected onto the box); default the projection of 0.
-        max_iterations: sweep budget.  tol: stop when a sweep moves no variable by more than
-            ``tol · (1 + max|x|)``.
+    :param A: (m, n).  b: (m,).  lower, upper: (n,), ±inf allowed, lower ≤ upper.
+    :param damping: λ ≥ 0 (λ > 0 makes the minimizer unique and the sweeps contract).
+    :param x0: (n,) warm start (projected onto the box); default the projection of 0.
+    :param max_iterations: sweep budget.  tol: stop when a sweep moves no variable by more than
+        ``tol · (1 + max|x|)``.
 
-    Returns:
-        :class:`PGSResult`.
+    :return: :class:`PGSResult`.
 
-    Raises:
-        InputError: mismatched shapes, NaN, lower > upper, negative damping.
+    :raises InputError: mismatched shapes, NaN, lower > upper, negative damping.
     """
     A = np.asarray(A, dtype=float)
     b = np.asarray(b, dtype=float)
     if A.ndim != 2 or b.shape != (A.shape[0],):
-        raise InputError(f"bounded_least_squares: A (m, n) and b (m,) expected, got {A.shape} "
-                         f"and {b.shape}")
+        raise InputError(f'bounded_least_squares: A (m, n) and b (m,) expected, got {A.shape} '
+                         f'and {b.shape}')
     n = A.shape[1]
     lo = np.asarray(lower, dtype=float)
     up = np.asarray(upper, dtype=float)
     if lo.shape != (n,) or up.shape != (n,) or not np.all(lo <= up):
-        raise InputError(f"bounded_least_squares: lower and upper must be ({n},) with "
-                         "lower <= upper")
+        raise InputError(f'bounded_least_squares: lower and upper must be ({n},) with '
+                         'lower <= upper')
     if not (np.isfinite(A).all() and np.isfinite(b).all()) or not damping >= 0.0:
-        raise InputError("bounded_least_squares: A and b must be finite and damping >= 0")
+        raise InputError('bounded_least_squares: A and b must be finite and damping >= 0')
     H = A.T @ A
     H[np.diag_indices(n)] += damping * damping
     g = A.T @ b
@@ -119,19 +132,18 @@ def pgs_step(jacobians: Sequence[Array], residuals: Sequence[Array], dtheta0: Ar
              lower_step: Array, upper_step: Array, free: Optional[Array],
              posture: Optional[Array], damping: float, level_weight: float,
              max_iterations: int, tol: float) -> PGSResult:
-    """The PDLS step with bounds, as one box-constrained damped least-squares problem.
+    """
+    Compute the PDLS step with bounds, as one box-constrained damped least-squares problem.
 
-    Args:
-        jacobians, residuals: per level, highest first, J_k (m_k, n) and the (clamped) e_k.
-        dtheta0: (n,) the unbounded PDLS step (warm start after projection).
-        lower_step, upper_step: (n,) bounds on Δθ (limits minus θ).
-        free: (n,) bool mask of the variables that may move, or None.
-        posture: (n,) posture variation (a last level with J = I) or None.
-        damping: λ (the top level's λ of the unbounded step).
-        level_weight: w; level k rows are scaled by w^k.
+    :param jacobians, residuals: per level, highest first, J_k (m_k, n) and the (clamped) e_k.
+    :param dtheta0: (n,) the unbounded PDLS step (warm start after projection).
+    :param lower_step, upper_step: (n,) bounds on Δθ (limits minus θ).
+    :param free: (n,) bool mask of the variables that may move, or None.
+    :param posture: (n,) posture variation (a last level with J = I) or None.
+    :param damping: λ (the top level's λ of the unbounded step).
+    :param level_weight: w; level k rows are scaled by w^k.
 
-    Returns:
-        :class:`PGSResult` over all n variables (fixed ones: x = 0, not at bound).
+    :return: :class:`PGSResult` over all n variables (fixed ones: x = 0, not at bound).
     """
     n = dtheta0.size
     cols = np.arange(n) if free is None else np.flatnonzero(free)

@@ -1,4 +1,19 @@
-"""Damped pseudoinverse by SVD and the automatic damping factor λ.
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Damped pseudoinverse by SVD and the automatic damping factor λ.
 
 For a matrix A (m, n) with thin SVD ``A = U diag(σ) Vᵀ``, the damped least-squares solution of
 ``A x = b`` is ``x = Σ_i σ_i / (σ_i² + λ²) (u_iᵀ b) v_i = Aᵀ(AAᵀ + λ²I)⁻¹ b`` (Wampler 1986;
@@ -21,7 +36,8 @@ except ImportError:  # pragma: no cover - scipy is optional for this package
 
 
 def thin_svd(a: NDArray[np.float64]) -> Tuple[NDArray, NDArray, NDArray]:
-    """Thin SVD ``a = U diag(s) Vt`` of a finite matrix (m, n): U (m, r), s (r,), Vt (r, n).
+    """
+    Thin SVD ``a = U diag(s) Vt`` of a finite matrix (m, n): U (m, r), s (r,), Vt (r, n).
 
     ``r = min(m, n)``, s sorted in decreasing order. Uses LAPACK dgesdd and falls back to
     numpy's SVD if it reports no convergence.
@@ -35,7 +51,8 @@ def thin_svd(a: NDArray[np.float64]) -> Tuple[NDArray, NDArray, NDArray]:
 
 def auto_lambda(residual_mag: float, min_sigma: float, target_mag: float,
                 never_damp_sigma: float = math.inf, always_damp_sigma: float = 0.0) -> float:
-    """Automatic damping factor λ of one level (Baerlocher 2001, after Maciejewski & Klein 1988).
+    """
+    Automatic damping factor λ of one level (Baerlocher 2001, after Maciejewski & Klein 1988).
 
     With ``d = residual_mag / target_mag`` (the smallest singular value that moves the residual
     ``residual_mag`` with a variation no larger than ``target_mag``)::
@@ -48,10 +65,9 @@ def auto_lambda(residual_mag: float, min_sigma: float, target_mag: float,
     ``σ_min >= never_damp_sigma``; below ``always_damp_sigma`` it is always applied, with d
     raised to at least ``always_damp_sigma`` (our reading of the seed's "always damp").
 
-    Args:
-        residual_mag: norm of the (clamped) compensated residual of the level.
-        min_sigma: smallest singular value of the restricted Jacobian above ``svd_tol``.
-        target_mag: ``theta_diff_max_mag * auto_lambda_theta_diff_max_mag_scale``.
+    :param residual_mag: norm of the (clamped) compensated residual of the level.
+    :param min_sigma: smallest singular value of the restricted Jacobian above ``svd_tol``.
+    :param target_mag: ``theta_diff_max_mag * auto_lambda_theta_diff_max_mag_scale``.
     """
     d = residual_mag / target_mag if target_mag < math.inf else 0.0
     if min_sigma < always_damp_sigma:

@@ -1,3 +1,17 @@
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 """The problem interface of :func:`pdls_ik.pdls.solve` (the seed's ``updateProblem`` split)."""
 from __future__ import annotations
 
@@ -5,12 +19,12 @@ from typing import List, Optional
 
 import numpy as np
 from numpy.typing import NDArray
-
 from pdls_ik.pdls.levels import LevelLike
 
 
 class PDLSProblem:
-    """Base class of a PDLS problem: override :meth:`levels`, optionally the other hooks.
+    """
+    Base class of a PDLS problem: override :meth:`levels`, optionally the other hooks.
 
     :func:`pdls_ik.pdls.solve` also accepts a plain callable ``problem(theta) -> levels`` or any
     object with these methods (duck typing); missing hooks take the defaults below.
@@ -29,8 +43,11 @@ class PDLSProblem:
         return None
 
     def converged(self, theta: NDArray[np.float64], levels: List[LevelLike]) -> Optional[bool]:
-        """Custom convergence test on the levels just returned, or None for the default one
-        (each counted level's residual norm within its tolerance)."""
+        """
+        Test convergence on the levels just returned; None for the default test.
+
+        The default: each counted level's residual norm within its tolerance.
+        """
         return None
 
     def normalize(self, theta: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -39,7 +56,11 @@ class PDLSProblem:
 
     def integrate(self, theta: NDArray[np.float64], step: NDArray[np.float64]
                   ) -> NDArray[np.float64]:
-        """θ ⊕ step (n,): apply a step (n,) to θ. Override for variables on a Lie group (a
-        floating root's rotation, ``seeds/002``), whose Jacobians are taken with respect to the
-        step in the tangent space; the default is plain addition."""
+        """
+        θ ⊕ step (n,).
+
+        apply a step (n,) to θ. Override for variables on a Lie group (a floating root's rotation,
+        ``seeds/002``), whose Jacobians are taken with respect to the step in the tangent space;
+        the default is plain addition.
+        """
         return theta + step

@@ -1,3 +1,17 @@
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 """Solve statuses and the result of :func:`pdls_ik.pdls.solve`."""
 from __future__ import annotations
 
@@ -7,37 +21,38 @@ from typing import Dict, List, Optional
 import numpy as np
 from numpy.typing import NDArray
 
-CONVERGED = "converged"          # every counted level within its tolerance (or custom test true)
-STALLED = "stalled"              # an applied ‖Δθ‖ fell below theta_diff_tol, unconverged
-MAX_ITERATIONS = "max_iterations"
-MAX_TIME = "max_time"
-DIVERGED = "diverged"            # a level above min_divergable_level grew (abort_on_divergence)
+CONVERGED = 'converged'          # every counted level within its tolerance (or custom test true)
+STALLED = 'stalled'              # an applied ‖Δθ‖ fell below theta_diff_tol, unconverged
+MAX_ITERATIONS = 'max_iterations'
+MAX_TIME = 'max_time'
+DIVERGED = 'diverged'            # a level above min_divergable_level grew (abort_on_divergence)
 STATUSES = (CONVERGED, STALLED, MAX_ITERATIONS, MAX_TIME, DIVERGED)
 
 
 @dataclass
 class PDLSResult:
-    """What :func:`pdls_ik.pdls.solve` achieved, and how.
+    """
+    What :func:`pdls_ik.pdls.solve` achieved, and how.
 
-    Attributes:
-        theta: (n,) final variables (within limits). On an aborted divergence with
-            ``revert_on_divergence`` it is the θ before the diverging step.
-        status: one of :data:`STATUSES`.
-        iterations: number of steps applied (reverted steps included).
-        residual_norms, initial_residual_norms: per level, ‖e_k‖ of the active rows at
-            ``theta`` and at the (repaired) start.
-        tolerances: per level, the tolerance used; converged_levels: per level, norm <= tolerance.
-        lambdas, ranks, min_singular_values, clamped, limiting_variation: metrics of the last
-            computed step (see :class:`pdls_ik.pdls.StepResult`); empty when no step was taken.
-        best_theta, best_residual_norms, best_iteration: the iterate with the lexicographically
-            smallest residual norms (levels in priority order, each floored at its tolerance).
-        start_clamped: indices of variables of θ0 that were outside their limits and were
-            clamped onto them before the first iteration (a documented repair).
-        residual_max_mag: per-level residual clamp in force at the end (adaptive step size).
-        slowdowns, speedups, divergences, reverts, evaluations: event counters.
-        theta_diff_norms: per iteration, the applied ‖α·Δθ‖.
-        history: per-level residual norms at every evaluated iterate (the start first).
-        phase_times: seconds spent in "evaluate", "step", "line_search" and "total".
+    :ivar theta: (n,) final variables (within limits). On an aborted divergence with
+        ``revert_on_divergence`` it is the θ before the diverging step.
+    :ivar status: one of :data:`STATUSES`.
+    :ivar iterations: number of steps applied (reverted steps included).
+    :ivar residual_norms, initial_residual_norms: per level, ‖e_k‖ of the active rows at
+        ``theta`` and at the (repaired) start.
+    :ivar tolerances: per level, the tolerance used; converged_levels: per level, norm <=
+        tolerance.
+    :ivar lambdas, ranks, min_singular_values, clamped, limiting_variation: metrics of the last
+        computed step (see :class:`pdls_ik.pdls.StepResult`); empty when no step was taken.
+    :ivar best_theta, best_residual_norms, best_iteration: the iterate with the lexicographically
+        smallest residual norms (levels in priority order, each floored at its tolerance).
+    :ivar start_clamped: indices of variables of θ0 that were outside their limits and were
+        clamped onto them before the first iteration (a documented repair).
+    :ivar residual_max_mag: per-level residual clamp in force at the end (adaptive step size).
+    :ivar slowdowns, speedups, divergences, reverts, evaluations: event counters.
+    :ivar theta_diff_norms: per iteration, the applied ‖α·Δθ‖.
+    :ivar history: per-level residual norms at every evaluated iterate (the start first).
+    :ivar phase_times: seconds spent in "evaluate", "step", "line_search" and "total".
     """
 
     theta: NDArray[np.float64]
@@ -68,11 +83,11 @@ class PDLSResult:
 
     @property
     def converged(self) -> bool:
-        """True when ``status == "converged"``."""
+        """Tell whether ``status == "converged"``."""
         return self.status == CONVERGED
 
     def summary(self) -> str:
         """One line: status, iterations and final residual norms per level."""
-        norms = ", ".join(f"{v:.3g}" for v in self.residual_norms)
-        return (f"{self.status} after {self.iterations} iterations; residual norms per level: "
-                f"[{norms}]")
+        norms = ', '.join(f'{v:.3g}' for v in self.residual_norms)
+        return (f'{self.status} after {self.iterations} iterations; residual norms per level: '
+                f'[{norms}]')

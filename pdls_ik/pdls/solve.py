@@ -1,4 +1,19 @@
-"""The PDLS iteration loop: evaluate, check, step, apply (the seed's solve cycles, ``seeds/000``).
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The PDLS iteration loop: evaluate, check, step, apply (the seed's solve cycles, ``seeds/000``).
 
 Each cycle evaluates the problem at θ, then in this order: converged (every counted level within
 its tolerance, or the problem's own test) → diverged (a level above ``min_divergable_level``
@@ -15,16 +30,14 @@ import time
 from typing import Callable, List, Optional, Union
 
 import numpy as np
-
 from pdls_ik.errors import InputError
-from pdls_ik.pdls.levels import PreparedLevels, check_limits, check_vector
+from pdls_ik.pdls.levels import check_limits, check_vector, PreparedLevels
 from pdls_ik.pdls.linesearch import LineSearch
-from pdls_ik.pdls.options import PDLSOptions, level_value
+from pdls_ik.pdls.options import level_value, PDLSOptions
 from pdls_ik.pdls.problem import PDLSProblem
-from pdls_ik.pdls.result import (CONVERGED, DIVERGED, MAX_ITERATIONS, MAX_TIME, STALLED,
-                                 PDLSResult)
-from pdls_ik.pdls.stepsize import EPS, SLOWDOWN, SPEEDUP, AdaptiveStepSize
+from pdls_ik.pdls.result import CONVERGED, DIVERGED, MAX_ITERATIONS, MAX_TIME, PDLSResult, STALLED
 from pdls_ik.pdls.step import compute_step
+from pdls_ik.pdls.stepsize import AdaptiveStepSize, EPS, SLOWDOWN, SPEEDUP
 
 _DEFAULT_OPTIONS = PDLSOptions()
 
@@ -33,53 +46,51 @@ class _Hooks:
     """The problem's callbacks, resolved once (plain callable or PDLSProblem-like object)."""
 
     def __init__(self, problem):
-        levels = getattr(problem, "levels", None)
+        levels = getattr(problem, 'levels', None)
         if callable(levels):
             self.levels = levels
-            self.posture = getattr(problem, "posture_variation", None)
-            self.converged = getattr(problem, "converged", None)
-            self.normalize = getattr(problem, "normalize", None)
-            self.integrate = getattr(problem, "integrate", None)
-            self.trusted = bool(getattr(problem, "trusted_levels", False))
+            self.posture = getattr(problem, 'posture_variation', None)
+            self.converged = getattr(problem, 'converged', None)
+            self.normalize = getattr(problem, 'normalize', None)
+            self.integrate = getattr(problem, 'integrate', None)
+            self.trusted = bool(getattr(problem, 'trusted_levels', False))
         elif callable(problem):
             self.levels, self.posture, self.converged, self.normalize = problem, None, None, None
             self.integrate, self.trusted = None, False
         else:
-            raise InputError(f"problem: expected a callable theta -> levels or an object with a "
-                             f"levels(theta) method, got {type(problem).__name__}")
+            raise InputError(f'problem: expected a callable theta -> levels or an object with a '
+                             f'levels(theta) method, got {type(problem).__name__}')
 
 
 def solve(problem: Union[PDLSProblem, Callable], theta0, lower=None, upper=None,
           options: Optional[PDLSOptions] = None) -> PDLSResult:
-    """Drive the residuals of strict priority levels to zero (Baerlocher & Boulic 2004).
+    """
+    Drive the residuals of strict priority levels to zero (Baerlocher & Boulic 2004).
 
-    Args:
-        problem: ``problem(theta) -> levels`` or a :class:`PDLSProblem`-like object with
-            ``levels(theta)`` and optional ``posture_variation(theta)``,
-            ``converged(theta, levels)``, ``normalize(theta)`` and ``integrate(theta, step)``
-            (applies a step on a Lie-group configuration space, ``seeds/002``; the Jacobians
-            are then taken with respect to that step; default θ + step). A problem whose
-            attribute ``trusted_levels`` is True promises :class:`Level` objects with float
-            arrays of the right shapes and finite values: they are used without validation
-            (:meth:`PreparedLevels.trusted`; for problems built inside this package from
-            validated tasks, such as IKSolver's). Levels from elsewhere are always checked.
-        theta0: (n,) start. Variables outside [lower, upper] are clamped onto their limits
-            first and listed in ``result.start_clamped``.
-        lower, upper: (n,) limits (±inf allowed) or None; θ never leaves them.
-        options: :class:`PDLSOptions`; defaults when None.
+    :param problem: ``problem(theta) -> levels`` or a :class:`PDLSProblem`-like object with
+        ``levels(theta)`` and optional ``posture_variation(theta)``,
+        ``converged(theta, levels)``, ``normalize(theta)`` and ``integrate(theta, step)``
+        (applies a step on a Lie-group configuration space, ``seeds/002``; the Jacobians
+        are then taken with respect to that step; default θ + step). A problem whose
+        attribute ``trusted_levels`` is True promises :class:`Level` objects with float
+        arrays of the right shapes and finite values: they are used without validation
+        (:meth:`PreparedLevels.trusted`; for problems built inside this package from
+        validated tasks, such as IKSolver's). Levels from elsewhere are always checked.
+    :param theta0: (n,) start. Variables outside [lower, upper] are clamped onto their limits
+        first and listed in ``result.start_clamped``.
+    :param lower, upper: (n,) limits (±inf allowed) or None; θ never leaves them.
+    :param options: :class:`PDLSOptions`; defaults when None.
 
-    Returns:
-        :class:`PDLSResult` with the status and metrics. Not converging is not an error.
+    :return: :class:`PDLSResult` with the status and metrics. Not converging is not an error.
 
-    Raises:
-        InputError: non-finite or mis-shaped θ0, limits, levels or posture (at any iteration,
-            named by iteration, level, row and variable).
-        ConfigError: ``options.free_variables`` does not fit n.
+    :raises InputError: non-finite or mis-shaped θ0, limits, levels or posture (at any iteration,
+        named by iteration, level, row and variable).
+    :raises ConfigError: ``options.free_variables`` does not fit n.
     """
     opts = _DEFAULT_OPTIONS if options is None else options
     t_start = time.perf_counter()
     hooks = _Hooks(problem)
-    theta = check_vector("theta0", theta0, None).copy()
+    theta = check_vector('theta0', theta0, None).copy()
     n = theta.size
     lo, up = check_limits(lower, upper, n) if opts.respect_limits else (None, None)
     start_clamped = np.zeros(0, dtype=np.int64)
@@ -90,18 +101,18 @@ def solve(problem: Union[PDLSProblem, Callable], theta0, lower=None, upper=None,
             theta = np.clip(theta, lo, up)
     free = opts.free_mask(n)
     by_comp = opts.clamp_residual_by_component
-    times = {"evaluate": 0.0, "step": 0.0, "line_search": 0.0}
+    times = {'evaluate': 0.0, 'step': 0.0, 'line_search': 0.0}
     stepper = AdaptiveStepSize(opts) if opts.adaptive_step_size else None
     search = LineSearch(opts)
-    counters = {"slowdowns": 0, "speedups": 0, "divergences": 0, "reverts": 0, "evaluations": 0}
+    counters = {'slowdowns': 0, 'speedups': 0, 'divergences': 0, 'reverts': 0, 'evaluations': 0}
     iteration = 0
 
     def place(th):
         if hooks.normalize is not None:
             th = np.asarray(hooks.normalize(th), dtype=float)
             if th.shape != (n,) or not np.isfinite(th).all():
-                raise InputError(f"normalize(theta) at iteration {iteration}: returned a "
-                                 f"non-finite value or shape {th.shape} instead of ({n},)")
+                raise InputError(f'normalize(theta) at iteration {iteration}: returned a '
+                                 f'non-finite value or shape {th.shape} instead of ({n},)')
         return th if lo is None else np.clip(th, lo, up)
 
     def evaluate(th):
@@ -113,9 +124,9 @@ def solve(problem: Union[PDLSProblem, Callable], theta0, lower=None, upper=None,
             try:
                 prep = PreparedLevels(raw, n, by_comp)
             except InputError as err:
-                raise InputError(f"problem.levels at iteration {iteration}: {err}") from None
-        counters["evaluations"] += 1
-        times["evaluate"] += time.perf_counter() - t0
+                raise InputError(f'problem.levels at iteration {iteration}: {err}') from None
+        counters['evaluations'] += 1
+        times['evaluate'] += time.perf_counter() - t0
         return raw, prep
 
     def tolerances(prep):
@@ -159,14 +170,14 @@ def solve(problem: Union[PDLSProblem, Callable], theta0, lower=None, upper=None,
             break
         diverging = _diverging_level(prep.norms, prev_norms, tols, opts)
         if diverging is not None:
-            counters["divergences"] += 1
+            counters['divergences'] += 1
             if opts.abort_on_divergence:
                 status = DIVERGED
                 if opts.revert_on_divergence:
                     theta, raw, prep = theta_prev, None, None
                 break
             if stepper is not None and opts.revert_on_divergence:
-                counters["reverts"] += 1
+                counters['reverts'] += 1
                 theta = theta_prev
                 raw, prep = evaluate(theta)
                 history.append(list(prep.norms))
@@ -186,20 +197,20 @@ def solve(problem: Union[PDLSProblem, Callable], theta0, lower=None, upper=None,
             rmm = stepper.fit(p)
             if last_step is not None and len(last_step.residual_norms) == p:
                 event = stepper.update(last_step, diverging, tols)
-                counters["slowdowns"] += event == SLOWDOWN
-                counters["speedups"] += event == SPEEDUP
+                counters['slowdowns'] += event == SLOWDOWN
+                counters['speedups'] += event == SPEEDUP
         posture = None
         if hooks.posture is not None:
             posture = hooks.posture(theta)
             if posture is not None:
-                posture = check_vector(f"posture_variation at iteration {iteration}", posture, n)
+                posture = check_vector(f'posture_variation at iteration {iteration}', posture, n)
         t0 = time.perf_counter()
         last_step = compute_step(prep, theta, lo, up, posture, opts, free, rmm)
-        times["step"] += time.perf_counter() - t0
+        times['step'] += time.perf_counter() - t0
         t0 = time.perf_counter()
         alpha, theta_next, evaluation = search.search(theta, last_step.theta_diff, merit(prep),
                                                       candidate, hooks.integrate)
-        times["line_search"] += time.perf_counter() - t0
+        times['line_search'] += time.perf_counter() - t0
         if evaluation is None:
             theta_next = place(theta_next)
         applied = theta_next - theta
@@ -213,7 +224,7 @@ def solve(problem: Union[PDLSProblem, Callable], theta0, lower=None, upper=None,
 
     norms = prev_norms if prep is None else list(prep.norms)
     tols = tolerances(prep) if prep is not None else tols
-    times["total"] = time.perf_counter() - t_start
+    times['total'] = time.perf_counter() - t_start
     result = PDLSResult(
         theta=theta, status=status, iterations=iteration, residual_norms=list(norms),
         initial_residual_norms=initial_norms, tolerances=tols,
@@ -232,11 +243,13 @@ def solve(problem: Union[PDLSProblem, Callable], theta0, lower=None, upper=None,
 
 def _diverging_level(norms: List[float], previous: Optional[List[float]], tols: List[float],
                      opts: PDLSOptions) -> Optional[int]:
-    """Highest-priority level k < min_divergable_level whose norm grew too much, or None.
+    """
+    Highest-priority level k < min_divergable_level whose norm grew too much, or None.
 
     Growth that leaves a level within its convergence tolerance ``tols[k]`` is not divergence:
     a converged level whose residual moves at rounding level (1e-17 to 1e-16, say) while lower
-    levels act must not revert their steps."""
+    levels act must not revert their steps.
+    """
     if previous is None or opts.divergence_factor is None or len(previous) != len(norms):
         return None
     for k in range(min(opts.min_divergable_level, len(norms))):

@@ -1,4 +1,19 @@
-"""One PDLS iteration: the limiting loop around the priority loop, then posture and Δθ clamping.
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+One PDLS iteration: the limiting loop around the priority loop, then posture and Δθ clamping.
 
 Priority loop (Siciliano & Slotine 1991; Baerlocher & Boulic 2004, section 3), for levels
 k = 1..p, starting from Δθ = (motion of clamped variables) and P = diag(free, unclamped)::
@@ -25,16 +40,15 @@ or activated.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
+import math
 from typing import List, Optional, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
-
-from pdls_ik.pdls.levels import (GREATER_EQUAL, LESS_EQUAL, LevelLike, PreparedLevels,
-                                 check_limits, check_vector, residual_norm)
-from pdls_ik.pdls.options import PDLSOptions, level_value
+from pdls_ik.pdls.levels import (check_limits, check_vector, GREATER_EQUAL, LESS_EQUAL, LevelLike,
+                                 PreparedLevels, residual_norm)
+from pdls_ik.pdls.options import level_value, PDLSOptions
 from pdls_ik.pdls.pgs import pgs_step
 from pdls_ik.pdls.pinv import auto_lambda, thin_svd
 
@@ -45,21 +59,21 @@ _NO_INDICES.setflags(write=False)
 
 @dataclass
 class StepResult:
-    """Outcome of one PDLS iteration.
+    """
+    Outcome of one PDLS iteration.
 
-    Attributes:
-        theta_diff: (n,) the variation to add to θ (after Δθ clamping); θ + Δθ stays in limits.
-        lambdas, ranks, min_singular_values: per level, the λ used, the rank of the restricted
-            Jacobian J̃_k and its smallest singular value above ``svd_tol`` (0 when rank 0).
-        auto_lambda: per level, whether λ was computed automatically.
-        residual_norms: per level, the norm of the active (unclamped, uncompensated) residual.
-        residual_clamped: per level, whether ``residual_max_mag`` clamped the residual.
-        clamped: indices of the variables held at a limit, increasing.
-        limiting_variation: (n,) for a clamped variable, the desired change minus the allowed
-            change (positive at an upper limit, negative at a lower one); 0 elsewhere.
-        limiting_iterations: number of priority-loop passes (1 when no variable was clamped).
-        theta_diff_mag: ‖Δθ‖ before Δθ clamping (max-abs when clamping by component).
-        theta_diff_clamped: whether Δθ was scaled or clipped to ``theta_diff_max_mag``.
+    :ivar theta_diff: (n,) the variation to add to θ (after Δθ clamping); θ + Δθ stays in limits.
+    :ivar lambdas, ranks, min_singular_values: per level, the λ used, the rank of the restricted
+        Jacobian J̃_k and its smallest singular value above ``svd_tol`` (0 when rank 0).
+    :ivar auto_lambda: per level, whether λ was computed automatically.
+    :ivar residual_norms: per level, the norm of the active (unclamped, uncompensated) residual.
+    :ivar residual_clamped: per level, whether ``residual_max_mag`` clamped the residual.
+    :ivar clamped: indices of the variables held at a limit, increasing.
+    :ivar limiting_variation: (n,) for a clamped variable, the desired change minus the allowed
+        change (positive at an upper limit, negative at a lower one); 0 elsewhere.
+    :ivar limiting_iterations: number of priority-loop passes (1 when no variable was clamped).
+    :ivar theta_diff_mag: ‖Δθ‖ before Δθ clamping (max-abs when clamping by component).
+    :ivar theta_diff_clamped: whether Δθ was scaled or clipped to ``theta_diff_max_mag``.
     """
 
     theta_diff: NDArray[np.float64]
@@ -78,38 +92,36 @@ class StepResult:
 
 def step(levels: Sequence[LevelLike], theta, lower=None, upper=None, posture=None,
          options: Optional[PDLSOptions] = None) -> StepResult:
-    """Compute one PDLS variation Δθ (Baerlocher & Boulic 2004).
+    """
+    Compute one PDLS variation Δθ (Baerlocher & Boulic 2004).
 
-    Args:
-        levels: highest priority first; each a :class:`Level` or a pair ``(e_k (m_k,),
-            J_k (m_k, n))``. Inactive inequality rows are dropped.
-        theta: (n,) current variables.
-        lower, upper: (n,) limits (±inf allowed) or None. Applied when
-            ``options.respect_limits``. A variable already outside its limits is moved back to
-            the limit it violates (before Δθ clamping).
-        posture: (n,) desired variation applied in the remaining null space, or None.
-        options: :class:`PDLSOptions`; defaults when None.
+    :param levels: highest priority first; each a :class:`Level` or a pair ``(e_k (m_k,),
+        J_k (m_k, n))``. Inactive inequality rows are dropped.
+    :param theta: (n,) current variables.
+    :param lower, upper: (n,) limits (±inf allowed) or None. Applied when
+        ``options.respect_limits``. A variable already outside its limits is moved back to
+        the limit it violates (before Δθ clamping).
+    :param posture: (n,) desired variation applied in the remaining null space, or None.
+    :param options: :class:`PDLSOptions`; defaults when None.
 
-    Returns:
-        :class:`StepResult`; ``theta + result.theta_diff`` lies within [lower, upper] in exact
+    :return: :class:`StepResult`; ``theta + result.theta_diff`` lies within [lower, upper] in exact
         floating point for every variable that started inside.
 
-    Raises:
-        InputError: wrong shape or non-finite value, naming the level, row and variable.
-        ConfigError: ``options.free_variables`` does not fit n.
+    :raises InputError: wrong shape or non-finite value, naming the level, row and variable.
+    :raises ConfigError: ``options.free_variables`` does not fit n.
     """
     opts = _DEFAULT_OPTIONS if options is None else options
-    theta = check_vector("theta", theta, None)
+    theta = check_vector('theta', theta, None)
     n = theta.size
     lo, up = check_limits(lower, upper, n) if opts.respect_limits else (None, None)
     prepared = PreparedLevels(levels, n, opts.clamp_residual_by_component)
     if posture is not None:
-        posture = check_vector("posture", posture, n)
+        posture = check_vector('posture', posture, n)
     return compute_step(prepared, theta, lo, up, posture, opts, opts.free_mask(n))
 
 
 def clamp_vector(v: NDArray[np.float64], max_mag: float, by_component: bool) -> NDArray:
-    """v scaled to 2-norm ``max_mag`` (or clipped per component to ±max_mag); a new array."""
+    """Return v scaled to 2-norm ``max_mag`` (or clipped per component to ±max_mag), a copy."""
     if by_component:
         return np.clip(v, -max_mag, max_mag)
     return v * (max_mag / math.sqrt(v.dot(v)))
@@ -118,11 +130,11 @@ def clamp_vector(v: NDArray[np.float64], max_mag: float, by_component: bool) -> 
 def compute_step(prep: PreparedLevels, theta: NDArray[np.float64], lower, upper, posture,
                  opts: PDLSOptions, free: Optional[NDArray[np.bool_]],
                  residual_max_mag: Optional[Sequence[Optional[float]]] = None) -> StepResult:
-    """:func:`step` on validated inputs (the solver's hot path).
+    """
+    :func:`step` on validated inputs (the solver's hot path).
 
-    Args:
-        residual_max_mag: per-level residual clamp overriding ``opts.residual_max_mag`` (the
-            adaptive step size), None entries meaning no clamp.
+    :param residual_max_mag: per-level residual clamp overriding ``opts.residual_max_mag`` (the
+        adaptive step size), None entries meaning no clamp.
     """
     p, n = len(prep), theta.size
     by_comp = opts.clamp_residual_by_component
@@ -157,7 +169,7 @@ def compute_step(prep: PreparedLevels, theta: NDArray[np.float64], lower, upper,
         dtheta, lambdas, ranks, sigmas, autos = _priority_loop(
             jacobians, es, n, active, fixed, posture, lam_fixed, opts)
         changed = False
-        if lower is not None and opts.limit_strategy == "pgs":
+        if lower is not None and opts.limit_strategy == 'pgs':
             bounded = _pgs_bound(jacobians, es, theta, dtheta, lower, upper, active, posture,
                                  lambdas, opts)
             if bounded is not None:
@@ -261,8 +273,11 @@ def _priority_loop(jacobians, residuals, n, active, fixed, posture, lam_fixed, o
 
 def _pgs_bound(jacobians, residuals, theta, dtheta, lower, upper, free, posture, lambdas,
                opts):
-    """The step bounded by projected Gauss–Seidel (:mod:`pdls_ik.pdls.pgs`), or None when the
-    unbounded step ``dtheta`` already stays within the limits."""
+    """
+    Return the step bounded by projected Gauss–Seidel (:mod:`pdls_ik.pdls.pgs`).
+
+    None when the unbounded step ``dtheta`` already stays within the limits.
+    """
     new_theta = theta + dtheta
     outside = (new_theta > upper) | (new_theta < lower)
     if free is not None:
@@ -275,7 +290,8 @@ def _pgs_bound(jacobians, residuals, theta, dtheta, lower, upper, free, posture,
 
 
 def _activate_inequalities(inactive, pending, residuals, jacobians, dtheta) -> bool:
-    """Add to their level the satisfied inequality rows that Δθ would violate; True if any.
+    """
+    Add to their level the satisfied inequality rows that Δθ would violate; True if any.
 
     An added row asks for ``J_i Δθ = e_i``: its linearized residual lands on the bound.
     """

@@ -1,4 +1,19 @@
-"""Adaptive step size: per-level residual clamps managed between iterations (``seeds/000``).
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Adaptive step size: per-level residual clamps managed between iterations (``seeds/000``).
 
 The step size of level k is ``residual_max_mag[k]``, the largest residual the next step may bite.
 After each step that left the problem unconverged:
@@ -17,13 +32,13 @@ from __future__ import annotations
 
 from typing import List, Optional, Sequence
 
-from pdls_ik.pdls.options import PDLSOptions, level_value
+from pdls_ik.pdls.options import level_value, PDLSOptions
 from pdls_ik.pdls.step import StepResult
 
 EPS = 1e-12
 
-SLOWDOWN = "slowdown"
-SPEEDUP = "speedup"
+SLOWDOWN = 'slowdown'
+SPEEDUP = 'speedup'
 
 
 class AdaptiveStepSize:
