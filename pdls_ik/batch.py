@@ -1,4 +1,19 @@
-"""Many IK problems in one call: :func:`solve_batch`, damped least squares vectorized over N goals.
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Many IK problems in one call: :func:`solve_batch`, damped least squares vectorized over N goals.
 
 Every problem asks for a configuration q (n,) whose tip pose meets a goal (4, 4) in the base
 frame, from its own seed. The N problems share the work of each iteration: the joint transforms
@@ -25,13 +40,12 @@ iteration compiled per problem by :mod:`pdls_ik._accel`, used when numba is impo
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
+import math
 from typing import Optional
 
 import numpy as np
 from numpy.typing import NDArray
-
 from pdls_ik.errors import InputError, LinkError
 from pdls_ik.trajectory import wrap_angle
 
@@ -44,14 +58,14 @@ CHUNK = 1024
 
 @dataclass
 class BatchResult:
-    """Outcome of :func:`solve_batch` for N problems.
+    """
+    Outcome of :func:`solve_batch` for N problems.
 
-    Attributes:
-        q: (N, n) joint positions [rad, m] within limits, continuous joints wrapped.
-        success: (N,) goal met within both tolerances (checked by forward kinematics).
-        position_error: (N,) [m]; orientation_error: (N,) [rad], at ``q``.
-        iterations: (N,) iterations over all attempts; restarts: (N,) random restarts used.
-        backend: "numpy" or "numba".
+    :ivar q: (N, n) joint positions [rad, m] within limits, continuous joints wrapped.
+    :ivar success: (N,) goal met within both tolerances (checked by forward kinematics).
+    :ivar position_error: (N,) [m]; orientation_error: (N,) [rad], at ``q``.
+    :ivar iterations: (N,) iterations over all attempts; restarts: (N,) random restarts used.
+    :ivar backend: "numpy" or "numba".
     """
 
     q: Array
@@ -64,18 +78,18 @@ class BatchResult:
 
 
 class ChainArrays:
-    """The arrays of one base → tip chain that the batched kernels read.
+    """
+    The arrays of one base → tip chain that the batched kernels read.
 
-    Attributes:
-        basis: (m, 4, 16) Rodrigues basis of the joint transforms (see ``JointMotions``).
-        qidx: (m,) index of each joint's variable in q extended by a trailing 0 (index n).
-        multiplier, offset: (m,) mimic coupling θ_k = μ_k q[qidx_k] + o_k.
-        start: (4, 4) constant pose of the chain's first frame in the base frame.
-        end: (4, 4) constant transform from the last joint's frame to the tip.
-        axis: (m, 3) joint axes in their own frames; revolute: (m,) bool.
-        select: (m, n) Jacobian column map J = cols @ select (mimic columns summed).
-        lower, upper: (n,) limits; sample_lo, sample_hi: (n,) seed sampling range (±π where a
-            limit is infinite); free: (n,) variables that move the tip.
+    :ivar basis: (m, 4, 16) Rodrigues basis of the joint transforms (see ``JointMotions``).
+    :ivar qidx: (m,) index of each joint's variable in q extended by a trailing 0 (index n).
+    :ivar multiplier, offset: (m,) mimic coupling θ_k = μ_k q[qidx_k] + o_k.
+    :ivar start: (4, 4) constant pose of the chain's first frame in the base frame.
+    :ivar end: (4, 4) constant transform from the last joint's frame to the tip.
+    :ivar axis: (m, 3) joint axes in their own frames; revolute: (m,) bool.
+    :ivar select: (m, n) Jacobian column map J = cols @ select (mimic columns summed).
+    :ivar lower, upper: (n,) limits; sample_lo, sample_hi: (n,) seed sampling range (±π where a
+        limit is infinite); free: (n,) variables that move the tip.
     """
 
     def __init__(self, linkage, tip: str, base: Optional[str] = None):
@@ -85,8 +99,8 @@ class ChainArrays:
             raise LinkError(tip, f"a floating/planar joint lies between '{base}' and '{tip}'")
         if not chain.base_is_lca and chain.base_motions is not None:
             raise LinkError(base, f"solve_batch needs a base above the tip '{tip}' (or joined "
-                                  "to it by fixed joints only); the path crosses moving joints "
-                                  "upward")
+                                  'to it by fixed joints only); the path crosses moving joints '
+                                  'upward')
         motions = chain.tip_motions
         if motions.m == 0:
             raise LinkError(tip, f"no movable joints between base '{base}' and tip '{tip}'")
@@ -111,7 +125,8 @@ class ChainArrays:
         self.axis_sign = chain.axis_sign[:self.m] if aligned else None
 
     def pose_and_jacobian(self, q: Array):
-        """Stacked tip poses T (N, 4, 4) and Jacobians J (N, 6, n) in the base frame, q (N, n).
+        """
+        Stacked tip poses T (N, 4, 4) and Jacobians J (N, 6, n) in the base frame, q (N, n).
 
         Arrays are joint-major, (m, N, ...), so that every product is one BLAS call or one
         stacked 4 × 4 product over the N problems.
@@ -158,7 +173,8 @@ def _inverse(T: Array) -> Array:
 
 
 def pose_residuals(T: Array, targets: Array) -> Array:
-    """Residuals (N, 6): position p* − p [m] then rotation vector log(R* Rᵀ) [rad], base frame.
+    """
+    Residuals (N, 6): position p* − p [m] then rotation vector log(R* Rᵀ) [rad], base frame.
 
     Closed-form SO(3) logarithm; near an angle of π the axis comes from the symmetric part.
     """
@@ -168,7 +184,7 @@ def pose_residuals(T: Array, targets: Array) -> Array:
     s = 0.5 * np.stack((R[:, 2, 1] - R[:, 1, 2], R[:, 0, 2] - R[:, 2, 0],
                         R[:, 1, 0] - R[:, 0, 1]), axis=1)
     c = 0.5 * (np.trace(R, axis1=1, axis2=2) - 1.0)
-    sn = np.sqrt(np.einsum("Ni,Ni->N", s, s))
+    sn = np.sqrt(np.einsum('Ni,Ni->N', s, s))
     angle = np.arctan2(sn, c)
     k = np.where(sn > 1e-12, angle / np.maximum(sn, 1e-300), 1.0)
     e[:, 3:] = s * k[:, None]
@@ -180,14 +196,14 @@ def pose_residuals(T: Array, targets: Array) -> Array:
 
 
 def _errors(e: Array):
-    return (np.sqrt(np.einsum("Ni,Ni->N", e[:, :3], e[:, :3])),
-            np.sqrt(np.einsum("Ni,Ni->N", e[:, 3:], e[:, 3:])))
+    return (np.sqrt(np.einsum('Ni,Ni->N', e[:, :3], e[:, :3])),
+            np.sqrt(np.einsum('Ni,Ni->N', e[:, 3:], e[:, 3:])))
 
 
 def _step(J: Array, e: Array, q: Array, lower: Array, upper: Array, damping: float,
           min_damping: float) -> Array:
     """Damped least-squares steps (N, n) with one limiting pass (module docstring)."""
-    mu = damping * 0.5 * np.einsum("Ni,Ni->N", e, e) + min_damping
+    mu = damping * 0.5 * np.einsum('Ni,Ni->N', e, e) + min_damping
     eye = np.eye(6)
     dq = dls_rows(J, e, mu, eye)
     new = q + dq
@@ -222,7 +238,7 @@ def _solve_numpy(ch: ChainArrays, targets, q, tol_p, tol_o, max_iterations, max_
         e = pose_residuals(T, targets[active])
         pos, ori = _errors(e)
         done = (pos <= tol_p) & (ori <= tol_o)
-        merit = 0.5 * np.einsum("Ni,Ni->N", e, e)
+        merit = 0.5 * np.einsum('Ni,Ni->N', e, e)
         slot = local[active] % STALL_WINDOW
         stalled = (local[active] >= STALL_WINDOW) & \
             (merit > STALL_RATIO * history[active, slot])
@@ -250,7 +266,8 @@ def _solve_numpy(ch: ChainArrays, targets, q, tol_p, tol_o, max_iterations, max_
 
 
 def check_solutions(ch: ChainArrays, q: Array, targets: Array):
-    """Wrap continuous joints, clip into limits, and measure the errors by forward kinematics.
+    """
+    Wrap continuous joints, clip into limits, and measure the errors by forward kinematics.
 
     Returns (q (N, n), position_error (N,) [m], orientation_error (N,) [rad]).
     """
@@ -264,58 +281,56 @@ def check_solutions(ch: ChainArrays, q: Array, targets: Array):
 
 def solve_batch(linkage, tip: str, targets, seeds=None, base: Optional[str] = None,
                 **options) -> BatchResult:
-    """Solve N pose-IK problems of one chain together (see the module docstring).
+    """
+    Solve N pose-IK problems of one chain together (see the module docstring).
 
-    Args:
-        linkage: the robot model (:func:`pdls_ik.load_urdf`).
-        tip: controlled link; base: frame of the goals (default the linkage's base link), an
-            ancestor of the tip or joined to it by fixed joints only.
-        targets: (N, 4, 4) goal poses of the tip in the base frame [m].
-        seeds: (N, n) start configurations (clipped into the limits), or None for the middle of
-            the limits (0 for continuous joints).
-        **options: the keyword arguments of :class:`BatchSolver`.
+    :param linkage: the robot model (:func:`pdls_ik.load_urdf`).
+    :param tip: controlled link; base: frame of the goals (default the linkage's base link), an
+        ancestor of the tip or joined to it by fixed joints only.
+    :param targets: (N, 4, 4) goal poses of the tip in the base frame [m].
+    :param seeds: (N, n) start configurations (clipped into the limits), or None for the middle of
+        the limits (0 for continuous joints).
+    :param **options: the keyword arguments of :class:`BatchSolver`.
 
-    Returns:
-        :class:`BatchResult`.
+    :return: :class:`BatchResult`.
 
-    Raises:
-        InputError: bad shapes, non-finite values, unknown backend or bad numbers.
-        LinkError: unknown links, or a path the batch kernels do not cover.
+    :raises InputError: bad shapes, non-finite values, unknown backend or bad numbers.
+    :raises LinkError: unknown links, or a path the batch kernels do not cover.
     """
     return BatchSolver(linkage, tip, base, **options).solve(targets, seeds)
 
 
 class BatchSolver:
-    """:func:`solve_batch` with the chain prepared once, for repeated calls.
+    """
+    :func:`solve_batch` with the chain prepared once, for repeated calls.
 
-    Args:
-        linkage, tip, base: as :func:`solve_batch`.
-        position_tolerance [m], orientation_tolerance [rad]: success thresholds (as IKSolver).
-        max_iterations: iterations of one local solve before a random restart.
-        max_restarts: random restarts per problem.
-        damping, min_damping: μ = damping · ½‖e‖² + min_damping [residual units²].
-        random_seed: seed of the restart generator (reproducible results).
-        backend: "numpy", "numba", or "auto" (numba when importable, else numpy).
+    :param linkage, tip, base: as :func:`solve_batch`.
+    :param position_tolerance [m], orientation_tolerance [rad]: success thresholds (as IKSolver).
+    :param max_iterations: iterations of one local solve before a random restart.
+    :param max_restarts: random restarts per problem.
+    :param damping, min_damping: μ = damping · ½‖e‖² + min_damping [residual units²].
+    :param random_seed: seed of the restart generator (reproducible results).
+    :param backend: "numpy", "numba", or "auto" (numba when importable, else numpy).
     """
 
     def __init__(self, linkage, tip: str, base: Optional[str] = None, *,
                  position_tolerance: float = 1e-5, orientation_tolerance: float = 1e-4,
                  max_iterations: int = 30, max_restarts: int = 100, damping: float = 0.1,
-                 min_damping: float = 1e-9, random_seed: int = 0, backend: str = "auto"):
+                 min_damping: float = 1e-9, random_seed: int = 0, backend: str = 'auto'):
         self.chain = ChainArrays(linkage, tip, base)
         self.joint_names = list(linkage.joint_names)
-        for name, value in (("position_tolerance", position_tolerance),
-                            ("orientation_tolerance", orientation_tolerance),
-                            ("damping", damping), ("min_damping", min_damping)):
+        for name, value in (('position_tolerance', position_tolerance),
+                            ('orientation_tolerance', orientation_tolerance),
+                            ('damping', damping), ('min_damping', min_damping)):
             if not (math.isfinite(value) and value >= 0.0):
-                raise InputError(f"{name}: {value!r} must be a finite number >= 0")
+                raise InputError(f'{name}: {value!r} must be a finite number >= 0')
         if int(max_iterations) < 1 or int(max_restarts) < 0:
-            raise InputError(f"max_iterations ({max_iterations}) must be >= 1 and max_restarts "
-                             f"({max_restarts}) >= 0")
-        if backend == "auto":
+            raise InputError(f'max_iterations ({max_iterations}) must be >= 1 and max_restarts '
+                             f'({max_restarts}) >= 0')
+        if backend == 'auto':
             from pdls_ik._accel import available
-            backend = "numba" if available() else "numpy"
-        if backend not in ("numpy", "numba"):
+            backend = 'numba' if available() else 'numpy'
+        if backend not in ('numpy', 'numba'):
             raise InputError(f"backend: '{backend}' is not one of auto, numpy, numba")
         self.backend = backend
         self.tolerances = (float(position_tolerance), float(orientation_tolerance))
@@ -331,29 +346,29 @@ class BatchSolver:
             return np.tile(mid, (N, 1))
         q = np.array(seeds, dtype=float)
         if q.shape != (N, ch.n):
-            raise InputError(f"seeds: expected shape ({N}, {ch.n}) (one row per target, "
+            raise InputError(f'seeds: expected shape ({N}, {ch.n}) (one row per target, '
                              f"joints {', '.join(self.joint_names)}), got {q.shape}")
         if not np.isfinite(q).all():
-            raise InputError(f"seeds: row {int(np.argwhere(~np.isfinite(q))[0, 0])} has a "
-                             "non-finite value")
+            raise InputError(f'seeds: row {int(np.argwhere(~np.isfinite(q))[0, 0])} has a '
+                             'non-finite value')
         return np.clip(q, ch.lower, ch.upper)
 
     def solve(self, targets, seeds=None) -> BatchResult:
-        """Solve the problems of targets (N, 4, 4) from seeds (N, n) or the middle of the limits.
+        """
+        Solve the problems of targets (N, 4, 4) from seeds (N, n) or the middle of the limits.
 
-        Raises:
-            InputError: bad shapes or non-finite values, naming the problem row.
+        :raises InputError: bad shapes or non-finite values, naming the problem row.
         """
         ch = self.chain
         T = np.asarray(targets, dtype=float)
         if T.ndim != 3 or T.shape[1:] != (4, 4):
-            raise InputError(f"targets: expected shape (N, 4, 4), got {T.shape}")
+            raise InputError(f'targets: expected shape (N, 4, 4), got {T.shape}')
         if not np.isfinite(T).all():
-            raise InputError(f"targets: problem {int(np.argwhere(~np.isfinite(T))[0, 0])} has "
-                             "a non-finite value")
+            raise InputError(f'targets: problem {int(np.argwhere(~np.isfinite(T))[0, 0])} has '
+                             'a non-finite value')
         q = self._start(seeds, T.shape[0])
         args = self.tolerances + self.budget + self.damping
-        if self.backend == "numba":
+        if self.backend == 'numba':
             from pdls_ik._accel.dls import solve_many
             q, iterations, restarts, pos, ori = solve_many(ch, T, q, *args, self.random_seed)
         else:

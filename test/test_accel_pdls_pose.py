@@ -1,18 +1,37 @@
-"""The Jacobi SVD of the Numba PDLS kernel (pdls_ik._accel.pdls_pose) against LAPACK; the kernel
-against IKSolver's NumPy path is tested in test_ik_backends.py."""
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The Jacobi SVD of the Numba PDLS kernel (pdls_ik._accel.pdls_pose) against LAPACK.
+
+The kernel against IKSolver's NumPy path is tested in test_ik_backends.py.
+"""
 from __future__ import annotations
 
 import numpy as np
+from pdls_ik._accel import available
 import pytest
 
-from pdls_ik._accel import available
-
-pytestmark = pytest.mark.skipif(not available(), reason="numba not installed (optional)")
+pytestmark = pytest.mark.skipif(not available(), reason='numba not installed (optional)')
 
 
 def test_jacobi_rows_give_the_svd_and_the_damped_solution_including_rank_deficient():
-    """Rows W[:, :k] = s_i v_iᵀ (singular values and right vectors as LAPACK's), W[:, k] =
-    Uᵀ b: the kernel's damped pseudoinverse solution equals the one from numpy's SVD."""
+    """
+    Rows W[:, :k] = s_i v_iᵀ (singular values and right vectors as LAPACK's), W[:, k] = Uᵀ b.
+
+    The kernel's damped pseudoinverse solution equals the one from numpy's SVD.
+    """
     from pdls_ik._accel.pdls_pose import jacobi_rows
     rng = np.random.default_rng(0)
     for k in range(30):

@@ -1,17 +1,30 @@
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 """Forward kinematics and Jacobians against Pinocchio and finite differences."""
 from __future__ import annotations
 
+from conftest import numeric_jacobian, random_q, REPO, ROBOTS
 import numpy as np
-import pytest
-from conftest import REPO, ROBOTS, numeric_jacobian, random_q
-
 from pdls_ik.model import load_urdf
+import pytest
 
-REAL = sorted(ROBOTS.glob("*.urdf")) if ROBOTS.exists() else []
-BUNDLED = sorted((REPO / "urdf").glob("*.urdf"))
+REAL = sorted(ROBOTS.glob('*.urdf')) if ROBOTS.exists() else []
+BUNDLED = sorted((REPO / 'urdf').glob('*.urdf'))
 
 
-@pytest.fixture(params=REAL + BUNDLED, ids=lambda p: f"{p.parent.name}/{p.stem}")
+@pytest.fixture(params=REAL + BUNDLED, ids=lambda p: f'{p.parent.name}/{p.stem}')
 def real_robot(request, pinocchio_bridge):
     """Every robot of ../shared/robots and urdf/, with its Pinocchio twin."""
     text = request.param.read_text()
@@ -21,9 +34,9 @@ def real_robot(request, pinocchio_bridge):
 
 def test_real_robots_present():
     if not ROBOTS.exists():
-        pytest.skip(f"{ROBOTS} not found")
-    assert {p.stem for p in REAL} >= {"panda", "ur5"}
-    assert {p.stem for p in BUNDLED} >= {"panda", "ur5", "bimanual"}
+        pytest.skip(f'{ROBOTS} not found')
+    assert {p.stem for p in REAL} >= {'panda', 'ur5'}
+    assert {p.stem for p in BUNDLED} >= {'panda', 'ur5', 'bimanual'}
 
 
 def test_fk_every_link_matches_pinocchio(real_robot):

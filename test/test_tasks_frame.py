@@ -1,25 +1,42 @@
-"""Tests of pdls_ik.tasks.FrameTask: zero error at the target, Jacobian vs finite differences,
-masks (position-only, orientation-only, free tool axis), weights and tolerances."""
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Tests of pdls_ik.tasks.FrameTask.
+
+zero error at the target, Jacobian vs finite differences, masks (position-only, orientation-only,
+free tool axis), weights and tolerances.
+"""
 import math
 
-import numpy as np
-import pytest
-from scipy.spatial.transform import Rotation
-
 from conftest import random_q
+import numpy as np
 from pdls_ik.errors import InputError, LinkError
 from pdls_ik.model import load_urdf
 from pdls_ik.tasks import FrameTask
+import pytest
+from scipy.spatial.transform import Rotation
 
-TIP = "panda_link8"
+TIP = 'panda_link8'
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope='module')
 def panda():
     from conftest import ROBOTS
-    path = ROBOTS / "panda.urdf"
+    path = ROBOTS / 'panda.urdf'
     if not path.exists():
-        pytest.skip("shared robots not found")
+        pytest.skip('shared robots not found')
     return load_urdf(path)
 
 
@@ -34,7 +51,7 @@ def _fd_residual_jacobian(task, q, h=1e-6):
     return np.array(cols).T
 
 
-@pytest.mark.parametrize("orientation_mask", [(1, 1, 1), (1, 1, 0), (0, 1, 1), (0, 0, 0)])
+@pytest.mark.parametrize('orientation_mask', [(1, 1, 1), (1, 1, 0), (0, 1, 1), (0, 0, 0)])
 def test_zero_error_at_target_and_jacobian_matches_finite_differences(panda, orientation_mask):
     rng = np.random.default_rng(4)
     for _ in range(5):
@@ -93,16 +110,16 @@ def test_masks_select_rows(panda):
 
 
 def test_bad_arguments(panda):
-    with pytest.raises(LinkError, match="nope"):
-        FrameTask(panda, "nope")
-    with pytest.raises(InputError, match="orientation_mask"):
+    with pytest.raises(LinkError, match='nope'):
+        FrameTask(panda, 'nope')
+    with pytest.raises(InputError, match='orientation_mask'):
         FrameTask(panda, TIP, orientation_mask=(1, 0, 0))
-    with pytest.raises(InputError, match="every axis"):
+    with pytest.raises(InputError, match='every axis'):
         FrameTask(panda, TIP, position_mask=(0, 0, 0), orientation_mask=(0, 0, 0))
-    with pytest.raises(InputError, match="position_weight"):
+    with pytest.raises(InputError, match='position_weight'):
         FrameTask(panda, TIP, position_weight=0.0)
     task = FrameTask(panda, TIP)
-    with pytest.raises(InputError, match="zero quaternion"):
+    with pytest.raises(InputError, match='zero quaternion'):
         task.set_target(([0.3, 0, 0.5], [0, 0, 0, 0]))
     task.set_target(([0.3, 0, 0.5], [0, 0, 0, 1.00004]))
-    assert task.notes and "normalized" in task.notes[0]
+    assert task.notes and 'normalized' in task.notes[0]

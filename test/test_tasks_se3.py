@@ -1,12 +1,25 @@
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 """Tests of pdls_ik.tasks.se3: closed-form rotation log vs scipy, swing, goal validation."""
 import math
 
 import numpy as np
-import pytest
-from scipy.spatial.transform import Rotation
-
 from pdls_ik.errors import InputError
 from pdls_ik.tasks.se3 import parse_pose, rotation_log, swing_log
+import pytest
+from scipy.spatial.transform import Rotation
 
 
 def test_rotation_log_matches_scipy_on_random_and_edge_rotations():
@@ -61,19 +74,19 @@ def test_parse_pose_forms_and_notes():
     # scaled quaternion: normalized, noted, still the identity rotation
     _, R, notes = parse_pose(([0, 0, 0], [0, 0, 0, 2.0]))
     np.testing.assert_allclose(R, np.eye(3), atol=1e-15)
-    assert notes and "norm was 2" in notes[0]
+    assert notes and 'norm was 2' in notes[0]
 
 
-@pytest.mark.parametrize("target, fragment", [
-    (([math.nan, 0, 0], [0, 0, 0, 1]), "position.x"),
-    (([0, math.inf, 0], [0, 0, 0, 1]), "position.y"),
-    (([0, 0, 0], [0, 0, math.nan, 1]), "orientation.z"),
-    (([0, 0, 0], [0, 0, 0, 0]), "zero quaternion"),
-    (([0, 0], [0, 0, 0, 1]), "position needs 3"),
-    (([0, 0, 0], [0, 0, 1]), "4 quaternion values"),
-    (np.eye(3), "shape (3, 3)"),
-    (np.diag([1.0, 1.0, -1.0, 1.0]), "not a rotation"),
-    (np.array([[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 1, 1.0]]), "last row"),
+@pytest.mark.parametrize('target, fragment', [
+    (([math.nan, 0, 0], [0, 0, 0, 1]), 'position.x'),
+    (([0, math.inf, 0], [0, 0, 0, 1]), 'position.y'),
+    (([0, 0, 0], [0, 0, math.nan, 1]), 'orientation.z'),
+    (([0, 0, 0], [0, 0, 0, 0]), 'zero quaternion'),
+    (([0, 0], [0, 0, 0, 1]), 'position needs 3'),
+    (([0, 0, 0], [0, 0, 1]), '4 quaternion values'),
+    (np.eye(3), 'shape (3, 3)'),
+    (np.diag([1.0, 1.0, -1.0, 1.0]), 'not a rotation'),
+    (np.array([[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 1, 1.0]]), 'last row'),
 ])
 def test_parse_pose_rejects_bad_goals(target, fragment):
     with pytest.raises(InputError) as err:
@@ -81,5 +94,5 @@ def test_parse_pose_rejects_bad_goals(target, fragment):
     assert fragment in str(err.value)
     T = np.eye(4)
     T[1, 3] = math.nan
-    with pytest.raises(InputError, match=r"pose\[1\]\[3\]"):
+    with pytest.raises(InputError, match=r'pose\[1\]\[3\]'):
         parse_pose(T)

@@ -1,4 +1,19 @@
-"""Optional compiled kernels (Numba) of hot loops; NumPy code elsewhere remains the reference.
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Optional compiled kernels (Numba) of hot loops; NumPy code elsewhere remains the reference.
 
 Used only when ``numba`` is importable (``pip install numba``); tests run each kernel against its
 NumPy reference when both are available.
@@ -10,4 +25,4 @@ import importlib.util
 
 def available() -> bool:
     """Whether numba is importable (the compiled kernels can be used)."""
-    return importlib.util.find_spec("numba") is not None
+    return importlib.util.find_spec('numba') is not None

@@ -1,4 +1,19 @@
-"""Numba kernel of :func:`pdls_ik.batch.solve_batch`: the same iteration, compiled per problem.
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Numba kernel of :func:`pdls_ik.batch.solve_batch`: the same iteration, compiled per problem.
 
 Per iteration: chain forward kinematics and Jacobian in one pass (prefix products of the joint
 transforms, columns [a × (t − p); a]), the pose residual with a closed-form SO(3) log, the
@@ -97,7 +112,7 @@ def _residual(T, target, e):
 
 @numba.njit(cache=True)
 def _dls(J, e, mu, active, out):
-    """out = Jₐᵀ (Jₐ Jₐᵀ + μ I)⁻¹ e with Jₐ the columns of J where active (6 × 6 Cholesky)."""
+    """Write Jₐᵀ (Jₐ Jₐᵀ + μ I)⁻¹ e to out, Jₐ the columns of J where active (6 × 6 Cholesky)."""
     n = J.shape[1]
     A = np.zeros((6, 6))
     for i in range(6):
@@ -229,7 +244,8 @@ def _solve_all(targets, Q, basis, qidx, mult, offset, start, end, axis, revolute
 
 def solve_many(ch, targets, q, tol_p, tol_o, max_iterations, max_restarts, damping,
                min_damping, random_seed):
-    """Solve every problem (see :func:`pdls_ik.batch.solve_batch`).
+    """
+    Solve every problem (see :func:`pdls_ik.batch.solve_batch`).
 
     Returns (q (N, n) wrapped and clipped, iterations (N,), restarts (N,), position error (N,)
     [m], orientation error (N,) [rad]), as ``check_solutions`` would measure them.
@@ -244,4 +260,3 @@ def solve_many(ch, targets, q, tol_p, tol_o, max_iterations, max_restarts, dampi
                ch.sample_lo, ch.sample_hi, ch.free, ch.continuous, tol_p, tol_o, max_iterations,
                max_restarts, damping, min_damping, random_seed, iterations, restarts, errors)
     return q, iterations, restarts, errors[:, 0], errors[:, 1]
-

@@ -1,4 +1,19 @@
-"""Numba backend of :meth:`pdls_ik.IKSolver.solve` for a plain pose or position-only goal.
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Numba backend of :meth:`pdls_ik.IKSolver.solve` for a plain pose or position-only goal.
 
 A transcription of :func:`pdls_ik.pdls.solve` for the one-level problem that IKSolver builds for
 such a goal — the weighted residual of :class:`pdls_ik.tasks.FrameTask` (full orientation: 6 rows,
@@ -24,26 +39,25 @@ import time
 
 import numba
 import numpy as np
-
 from pdls_ik._accel.dls import _pose_jacobian, _residual
 from pdls_ik.pdls.result import PDLSResult
 
 #: status codes of the kernel; STUCK is the restart monitor's verdict (reported as "stalled")
 CONVERGED, STALLED, MAX_ITERATIONS, MAX_TIME, STUCK = 0, 1, 2, 3, 4
-STATUS_NAMES = ("converged", "stalled", "max_iterations", "max_time", "stalled")
+STATUS_NAMES = ('converged', 'stalled', 'max_iterations', 'max_time', 'stalled')
 #: indices of the metrics vector filled by :func:`solve_restarts`
 M_NORM, M_LAMBDA, M_RANK, M_SIGMA, M_POS, M_ORI, M_STEPPED = range(7)
 #: PDLSOptions defaults that IKSolver keeps and the kernel hard-codes (asserted by the tests):
 #: svd_tol, residual_tol, theta_diff_tol, divergence_factor, slowdown_factor, speedup_factor,
 #: speedup_threshold, slowdown_threshold
-OPTION_DEFAULTS = {"svd_tol": 1e-9, "residual_tol": 1e-10, "theta_diff_tol": 1e-12,
-                   "divergence_factor": 2.0, "slowdown_factor": 0.5, "speedup_factor": 1.5,
-                   "speedup_threshold": 0.5, "slowdown_threshold": 1.0}
+OPTION_DEFAULTS = {'svd_tol': 1e-9, 'residual_tol': 1e-10, 'theta_diff_tol': 1e-12,
+                   'divergence_factor': 2.0, 'slowdown_factor': 0.5, 'speedup_factor': 1.5,
+                   'speedup_threshold': 0.5, 'slowdown_threshold': 1.0}
 
 
 @numba.njit(cache=True)
 def _now():
-    with numba.objmode(t="float64"):
+    with numba.objmode(t='float64'):
         t = time.perf_counter()
     return t
 
@@ -61,15 +75,18 @@ def _auto_lambda(residual_mag, min_sigma, target):
 
 @numba.njit(cache=True)
 def jacobi_rows(W, k, s, norms):
-    """One-sided Jacobi rotations of the rows of W[:, :k] (m, k) until they are orthogonal
-    (Hestenes 1958; Demmel & Veselić 1992: high relative accuracy); the same rotations are
-    applied to the column W[:, k], a right-hand side b.
+    """
+    Rotate the rows of W[:, :k] (m, k) by one-sided Jacobi rotations until they are orthogonal.
+
+    Hestenes 1958; Demmel & Veselić 1992: high relative accuracy. The same rotations are applied
+    to the column W[:, k], a right-hand side b.
 
     With A = W[:, :k] on entry, on return W[i, :k] = s_i v_iᵀ and W[i, k] = u_iᵀ b, where
     A = Σ_i s_i u_i v_iᵀ is the SVD of A (unsorted; s (m,) the row norms); norms (m,): work.
     A row whose norm falls below 1e-16 ‖A‖ is rounding noise and is not rotated further.
     LAPACK through numba costs ~30 µs for a 6 × 7 matrix; this costs about 2 µs (no U is
-    accumulated: the step only needs Uᵀ b)."""
+    accumulated: the step only needs Uᵀ b).
+    """
     m = W.shape[0]
     total = 0.0
     for i in range(m):
@@ -113,8 +130,12 @@ def jacobi_rows(W, k, s, norms):
 
 @numba.njit(cache=True)
 def _work(m, n):
-    """Work arrays of one local solve: (ê (m,), W (m, n + 1), s (m,), norms (m,), fixed (n,),
-    active (n,), clamped (n,), lo (n,), up (n,), clamped e (m,), active indices (n,))."""
+    """
+    Work arrays of one local solve.
+
+    (ê (m,), W (m, n + 1), s (m,), norms (m,), fixed (n,), active (n,), clamped (n,), lo (n,), up
+    (n,), clamped e (m,), active indices (n,)).
+    """
     return (np.empty(m), np.empty((m, n + 1)), np.empty(m), np.empty(m), np.empty(n),
             np.empty(n, dtype=np.bool_), np.empty(n, dtype=np.bool_), np.empty(n), np.empty(n),
             np.empty(m), np.empty(n, dtype=np.int64))
@@ -122,10 +143,13 @@ def _work(m, n):
 
 @numba.njit(cache=True)
 def _priority_pass(J, e, any_fixed, lam_fixed, target, svd_tol, out, wk, metrics):
-    """The priority loop for one level: out = fixed + J̃^{+λ} (e − J fixed) with J̃ = J P
-    (P: the active columns), by the SVD of the active columns (:func:`jacobi_rows`):
-    ``J̃^{+λ} ê = Σ_i s_i / (s_i² + λ²) (u_iᵀ ê) v_i`` over s_i > svd_tol; λ, rank and σ_min
-    go to metrics."""
+    """
+    Run the priority loop for one level.
+
+    out = fixed + J̃^{+λ} (e − J fixed) with J̃ = J P (P: the active columns), by the SVD of the
+    active columns (:func:`jacobi_rows`): ``J̃^{+λ} ê = Σ_i s_i / (s_i² + λ²) (u_iᵀ ê) v_i`` over
+    s_i > svd_tol; λ, rank and σ_min go to metrics.
+    """
     e_hat, W, s, norms, fixed, active = wk[:6]
     idx = wk[10]
     m, n = J.shape
@@ -173,8 +197,11 @@ def _priority_pass(J, e, any_fixed, lam_fixed, target, svd_tol, out, wk, metrics
 @numba.njit(cache=True)
 def _step(J, e, norm, rmm, theta, lower, upper, free, lam_fixed, tmax, svd_tol, dtheta, wk,
           metrics):
-    """:func:`pdls_ik.pdls.step.compute_step` for one level; returns (‖Δθ‖ before clamping,
-    whether the residual was clamped)."""
+    """
+    Compute one step as :func:`pdls_ik.pdls.step.compute_step` does for one level.
+
+    returns (‖Δθ‖ before clamping, whether the residual was clamped).
+    """
     e_use = e
     clamped_res = False
     if rmm > 0.0 and norm > rmm:
@@ -268,8 +295,11 @@ def _errors(e6, wp, wo, rows):
 
 @numba.njit(cache=True)
 def _local_work(n, rows, max_iterations):
-    """Work arrays of :func:`solve_local`, allocated once per call of :func:`solve_restarts`:
-    (T, P, J6, e6, step work, dtheta, next θ, previous θ, residual history)."""
+    """
+    Work arrays of :func:`solve_local`, allocated once per call of :func:`solve_restarts`.
+
+    (T, P, J6, e6, step work, dtheta, next θ, previous θ, residual history).
+    """
     return (np.empty((4, 4)), np.empty((4, 4)), np.empty((6, n)), np.empty(6), _work(rows, n),
             np.empty(n), np.empty(n), np.empty(n), np.empty(max_iterations + 2))
 
@@ -278,10 +308,13 @@ def _local_work(n, rows, max_iterations):
 def solve_local(theta0, target, ch, lower, upper, free, continuous, wp, wo, rows, tol_p, tol_o,
                 lam_fixed, tmax, svd_tol, residual_tol, max_iterations, window, ratio,
                 deadline, theta, best, metrics, lw):
-    """One PDLS local solve (:func:`pdls_ik.pdls.solve` with IKSolver's problem and options)
-    from theta0 (n,); fills theta (n,) and the best iterate best (n,); metrics: ‖e‖ at theta,
-    λ, rank and σ_min of the last step, errors at theta; lw: :func:`_local_work`. Returns
-    (status code, iterations)."""
+    """
+    Run one PDLS local solve from theta0 (n,).
+
+    As :func:`pdls_ik.pdls.solve` with IKSolver's problem and options; fills theta (n,) and the
+    best iterate best (n,); metrics: ‖e‖ at theta, λ, rank and σ_min of the last step, errors at
+    theta; lw: :func:`_local_work`. Returns (status code, iterations).
+    """
     n = theta0.shape[0]
     T, P, J6, e6, wk, dtheta, nxt, theta_prev, history = lw
     J, e = J6[:rows], e6[:rows]
@@ -352,8 +385,11 @@ def solve_local(theta0, target, ch, lower, upper, free, continuous, wp, wo, rows
 
 @numba.njit(cache=True)
 def pose_errors(q, target, ch, rows):
-    """(position [m], orientation [rad]) error of the tip pose at q against target (4, 4)
-    (orientation 0 for a position-only goal)."""
+    """
+    Return the (position [m], orientation [rad]) error of the tip pose at q against target.
+
+    target is (4, 4); the orientation error is 0 for a position-only goal.
+    """
     n = q.shape[0]
     return _pose_errors_into(q, target, ch, rows, np.empty((4, 4)), np.empty((4, 4)),
                              np.empty((6, n)), np.empty(6))
@@ -369,14 +405,17 @@ def _pose_errors_into(q, target, ch, rows, T, P, J6, e6):
 def solve_restarts(start, use_start, seeds, chain_idx, first, deadline, restart, target, ch,
                    lower, upper, free, continuous, wp, wo, rows, tol_p, tol_o, lam_fixed, tmax,
                    svd_tol, residual_tol, max_iterations, window, ratio, best_q, metrics):
-    """IKSolver.solve's loop: a local solve from start (if use_start), then from start with its
-    chain variables chain_idx replaced by the rows first, first + 1, ... of seeds (the random
-    restart table), while unconverged, ``restart`` is set and ``deadline`` (perf_counter
-    seconds) is not passed.
+    """
+    Run IKSolver.solve's loop of local solves.
+
+    A local solve from start (if use_start), then from start with its chain variables chain_idx
+    replaced by the rows first, first + 1, ... of seeds (the random restart table), while
+    unconverged, ``restart`` is set and ``deadline`` (perf_counter seconds) is not passed.
 
     Fills best_q (n,) with the attempt of smallest weighted pose error, metrics with its
     metrics (see :func:`solve_local`); returns (its status code, iterations, local solves run
-    from seeds)."""
+    from seeds).
+    """
     n = start.shape[0]
     theta, best, q0 = np.empty(n), np.empty(n), start.copy()
     local = np.empty(metrics.shape[0])
@@ -417,9 +456,13 @@ def solve_restarts(start, use_start, seeds, chain_idx, first, deadline, restart,
 
 @dataclass
 class Attempt:
-    """What one call of the kernel found: the best configuration q (n,), its PDLS result (status
-    and the metrics of its local solve), its weighted pose error ``score``, its unweighted
-    errors [m], [rad], and the iterations and restarts spent."""
+    """
+    What one call of the kernel found.
+
+    The best configuration q (n,), its PDLS result (status and the metrics of its local solve), its
+    weighted pose error ``score``, its unweighted errors [m], [rad], and the iterations and
+    restarts spent.
+    """
 
     q: np.ndarray
     result: PDLSResult
@@ -431,14 +474,14 @@ class Attempt:
 
 
 class PoseKernel:
-    """The compiled one-shot solve of one :class:`pdls_ik.IKSolver` (see the module doc).
+    """
+    The compiled one-shot solve of one :class:`pdls_ik.IKSolver` (see the module doc).
 
-    Args:
-        linkage, tip, base: the solver's chain (a base above the tip, or joined to it by fixed
-            joints). chain_idx: (k,) indices of the variables that restart seeds replace.
-        position_only: 3 position rows instead of the 6 pose rows.
-        config: the solver's :class:`pdls_ik.config.IKConfig`; monitor: (window, ratio) of the
-            restart monitor, used when ``config.random_restarts``.
+    :param linkage, tip, base: the solver's chain (a base above the tip, or joined to it by fixed
+        joints). chain_idx: (k,) indices of the variables that restart seeds replace.
+    :param position_only: 3 position rows instead of the 6 pose rows.
+    :param config: the solver's :class:`pdls_ik.config.IKConfig`; monitor: (window, ratio) of the
+        restart monitor, used when ``config.random_restarts``.
     """
 
     def __init__(self, linkage, tip: str, base: str, chain_idx: np.ndarray,
@@ -459,16 +502,19 @@ class PoseKernel:
         self.ready = False
 
     def load(self) -> None:
-        """Compile the kernel, or load it from numba's cache, by one tiny solve: ~0.3 s with
-        the cache, ~20 s the first time on a machine. :meth:`pdls_ik.IKSolver.solve` calls it
-        before its clock starts, so that no timeout is spent compiling."""
+        """
+        Compile the kernel, or load it from numba's cache, by one tiny solve.
+
+        ~0.3 s with the cache, ~20 s the first time on a machine. :meth:`pdls_ik.IKSolver.solve`
+        calls it before its clock starts, so that no timeout is spent compiling.
+        """
         if not self.ready:
             n = self.limits[0].shape[0]
             start = np.clip(np.zeros(n), self.limits[0], self.limits[1])
             solve_restarts(start, True, np.zeros((1, self.chain_idx.size)), self.chain_idx, 0,
                            0.0, False, np.eye(4), self.ch, *self.limits, *self.weights,
                            self.rows, *self.tolerances, self.lam, self.tmax,
-                           OPTION_DEFAULTS["svd_tol"], OPTION_DEFAULTS["residual_tol"], 1,
+                           OPTION_DEFAULTS['svd_tol'], OPTION_DEFAULTS['residual_tol'], 1,
                            *self.monitor, np.empty(n), np.zeros(7))
             pose_errors(start, np.eye(4), self.ch, self.rows)
             self.ready = True
@@ -480,17 +526,20 @@ class PoseKernel:
 
     def solve(self, frame, start: np.ndarray, use_start: bool, first: int, seeds: np.ndarray,
               deadline: float, restart: bool) -> Attempt:
-        """Local solves from start (if use_start), then from the seed rows first, first + 1,
-        ... (:func:`solve_restarts`) toward the goal of ``frame`` (a FrameTask)."""
+        """
+        Solve toward the goal of ``frame`` (a FrameTask) by :func:`solve_restarts`.
+
+        Local solves from start (if use_start), then from the seed rows first, first + 1, ...
+        """
         n = start.shape[0]
         q, metrics = np.empty(n), np.zeros(7)
         status, iterations, runs = solve_restarts(
             start, use_start, seeds, self.chain_idx, first, deadline, restart,
             self._target(frame), self.ch, *self.limits, *self.weights, self.rows,
-            *self.tolerances, self.lam, self.tmax, OPTION_DEFAULTS["svd_tol"],
-            OPTION_DEFAULTS["residual_tol"], self.max_iterations, *self.monitor, q, metrics)
+            *self.tolerances, self.lam, self.tmax, OPTION_DEFAULTS['svd_tol'],
+            OPTION_DEFAULTS['residual_tol'], self.max_iterations, *self.monitor, q, metrics)
         pos, ori = float(metrics[M_POS]), float(metrics[M_ORI])
-        norm, tol = float(metrics[M_NORM]), OPTION_DEFAULTS["residual_tol"]
+        norm, tol = float(metrics[M_NORM]), OPTION_DEFAULTS['residual_tol']
         result = PDLSResult(theta=q, status=STATUS_NAMES[status], iterations=int(iterations),
                             residual_norms=[norm], initial_residual_norms=[],
                             tolerances=[tol], converged_levels=[norm <= tol])

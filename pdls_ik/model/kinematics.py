@@ -1,4 +1,19 @@
-"""Forward kinematics and analytic frame Jacobians on a joint tree.
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Forward kinematics and analytic frame Jacobians on a joint tree.
 
 A query between any two links, ``base`` and ``tip``, runs through their lowest common ancestor
 (LCA): ``T_base_tip = (T_lca_base)^-1 · T_lca_tip``. Both halves are serial chains from the LCA
@@ -23,24 +38,23 @@ from typing import List, Sequence, Tuple
 
 import numpy as np
 from numpy.typing import NDArray
-
 from pdls_ik.errors import JointError
-from pdls_ik.model.joints import PASSIVE_TYPES, Joint, skew
+from pdls_ik.model.joints import Joint, PASSIVE_TYPES, skew
 
 
 class JointMotions:
-    """Vectorised local transforms ``A_k(q) = F_k · M_k(θ_k)`` of a list of joints.
+    """
+    Vectorised local transforms ``A_k(q) = F_k · M_k(θ_k)`` of a list of joints.
 
-    With Rodrigues' formula M(θ) = I + sin θ K̂ + (1 − cos θ) K̂² + θ P̂ (K̂: the axis cross-product
-    matrix for a rotation, P̂: the axis as a translation column for a prismatic joint), A_k is
-    linear in the coefficients (1, sin θ, 1 − cos θ, θ), so all A_k come from one batched product
-    of those coefficients with the constant basis (F_k, F_k K̂, F_k K̂², F_k P̂).
+    With Rodrigues' formula M(θ) = I + sin θ K̂ + (1 − cos θ) K̂² + θ P̂ (K̂: the axis
+    cross-product matrix for a rotation, P̂: the axis as a translation column for a prismatic
+    joint), A_k is linear in the coefficients (1, sin θ, 1 − cos θ, θ), so all A_k come from one
+    batched product of those coefficients with the constant basis (F_k, F_k K̂, F_k K̂², F_k P̂).
 
-    Args:
-        joints: the joints; fixed and passive ones give the constant A_k = F_k.
-        fixed: (m, 4, 4) constant transforms F_k preceding each joint's motion.
-        n: number of variables in q; q is read through an index array in which a fixed joint
-            points at position n (callers append a zero to q).
+    :param joints: the joints; fixed and passive ones give the constant A_k = F_k.
+    :param fixed: (m, 4, 4) constant transforms F_k preceding each joint's motion.
+    :param n: number of variables in q; q is read through an index array in which a fixed joint
+        points at position n (callers append a zero to q).
     """
 
     def __init__(self, joints: Sequence[Joint], fixed: NDArray[np.float64], n: int):
@@ -48,7 +62,7 @@ class JointMotions:
         basis = np.zeros((m, 4, 4, 4))
         self.axis = np.zeros((m, 3))
         self.revolute = np.array([j.revolute and j.moving for j in joints], dtype=bool)
-        self.prismatic = np.array([j.type == "prismatic" and j.moving for j in joints],
+        self.prismatic = np.array([j.type == 'prismatic' and j.moving for j in joints],
                                   dtype=bool)
         for k, joint in enumerate(joints):
             F = fixed[k]
@@ -97,13 +111,13 @@ def _prefix_products(A: NDArray[np.float64]) -> NDArray[np.float64]:
 
 
 class Chain:
-    """Precomputed path between two links, evaluated for pose and Jacobian.
+    """
+    Precomputed path between two links, evaluated for pose and Jacobian.
 
-    Args:
-        joints: all joints of the tree.
-        parent_joint: link index → index in ``joints`` of its parent joint (-1 for the root).
-        base, tip: link indices.
-        n: number of variables in q.
+    :param joints: all joints of the tree.
+    :param parent_joint: link index → index in ``joints`` of its parent joint (-1 for the root).
+    :param base, tip: link indices.
+    :param n: number of variables in q.
     """
 
     def __init__(self, joints: Sequence[Joint], parent_joint: Sequence[int], base: int, tip: int,
@@ -153,8 +167,11 @@ class Chain:
             self.select[k, joint.index] += sign * joint.multiplier
 
     def _frames(self, q):
-        """Child-frame poses of the moving joints in the LCA frame (tip half, then base half),
-        T_lca_tip and T_lca_base (None when the base is the LCA)."""
+        """
+        Return the child-frame poses of the moving joints in the LCA frame, T_lca_tip, T_lca_base.
+
+        Poses: tip half, then base half; T_lca_base is None when the base is the LCA.
+        """
         P = _prefix_products(self.tip_motions.local(q)) if self.tip_motions.m else \
             np.empty((0, 4, 4))
         T_tip = (P[-1] if len(P) else np.eye(4)) @ self.end_tip
@@ -174,8 +191,8 @@ class Chain:
                           ) -> Tuple[NDArray[np.float64], NDArray[np.float64]]:
         """(T (4, 4), J (6, n)): tip pose and Jacobian in the base frame (module docstring)."""
         if self.passive:
-            raise JointError(self.passive[0], "the chain passes through this unsupported "
-                             "floating/planar joint; choose a base below it")
+            raise JointError(self.passive[0], 'the chain passes through this unsupported '
+                             'floating/planar joint; choose a base below it')
         P, T_tip, T_base = self._frames(q)
         if self.axis_aligned:
             axes = P[self.rows, :3, self.axis_column] * self.axis_sign
@@ -208,7 +225,8 @@ def _inverse(T: NDArray[np.float64]) -> NDArray[np.float64]:
 
 def tree_poses(joints: Sequence[Joint], motions: JointMotions, n_links: int, root: int,
                q_ext: NDArray[np.float64]) -> List[NDArray[np.float64]]:
-    """(4, 4) pose of every link in the root frame, in one pass over joints in topological order.
+    """
+    (4, 4) pose of every link in the root frame, in one pass over joints in topological order.
 
     Passive (floating/planar) joints are held at their origin.
     """
@@ -218,4 +236,3 @@ def tree_poses(joints: Sequence[Joint], motions: JointMotions, n_links: int, roo
     for k, joint in enumerate(joints):
         poses[joint.child] = poses[joint.parent] @ A[k]
     return poses
-

@@ -1,17 +1,31 @@
-"""The linkage model: kinematic tree, joint limits, forward kinematics and frame Jacobians.
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The linkage model: kinematic tree, joint limits, forward kinematics and frame Jacobians.
 
 Units: radians and metres; poses are (4, 4) homogeneous transforms; Jacobians are (6, n) with
 linear-velocity rows first, then angular, for q in :attr:`Linkage.joint_names` order.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
+import math
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-
 from pdls_ik.errors import InputError, JointError, LinkError
 from pdls_ik.model.joints import Inertial, Joint
 from pdls_ik.model.kinematics import Chain, JointMotions, tree_poses
@@ -21,7 +35,8 @@ Array = NDArray[np.float64]
 
 @dataclass(frozen=True)
 class Limits:
-    """Per-variable limits, each an (n,) float array in q order.
+    """
+    Per-variable limits, each an (n,) float array in q order.
 
     ``lower``/``upper`` are ±inf for continuous joints; velocity and effort limits are inf when
     absent; ``soft_lower``/``soft_upper`` come from ``<safety_controller>``, else equal the hard
@@ -36,7 +51,7 @@ class Limits:
     soft_upper: Array
 
     @classmethod
-    def from_joints(cls, joints: Sequence) -> "Limits":
+    def from_joints(cls, joints: Sequence) -> 'Limits':
         """Read the limits of urdf_parser_py joints (already validated by urdf_checks)."""
         n = len(joints)
         lo, hi = np.full(n, -np.inf), np.full(n, np.inf)
@@ -44,14 +59,14 @@ class Limits:
         for i, joint in enumerate(joints):
             limit = joint.limit
             if limit is not None:
-                if joint.type != "continuous":
+                if joint.type != 'continuous':
                     lo[i], hi[i] = float(limit.lower or 0.0), float(limit.upper or 0.0)
                 vel[i] = np.inf if limit.velocity is None else float(limit.velocity)
                 eff[i] = np.inf if limit.effort is None else float(limit.effort)
         soft_lo, soft_hi = lo.copy(), hi.copy()
         for i, joint in enumerate(joints):
             safety = joint.safety_controller
-            if safety is not None and joint.type != "continuous":
+            if safety is not None and joint.type != 'continuous':
                 if safety.soft_lower_limit is not None:
                     soft_lo[i] = max(lo[i], float(safety.soft_lower_limit))
                 if safety.soft_upper_limit is not None:
@@ -60,22 +75,22 @@ class Limits:
 
 
 class Linkage:
-    """A robot's kinematic tree, built by :func:`pdls_ik.model.load_urdf`.
+    """
+    A robot's kinematic tree, built by :func:`pdls_ik.model.load_urdf`.
 
-    Attributes:
-        name: robot name.
-        joint_names: active joints, the order of q (mimic, fixed, floating, planar excluded).
-        joint_types: type of each active joint ("revolute", "continuous", "prismatic").
-        n: number of active joints (degrees of freedom).
-        link_names: every link, in document order.
-        root_link: the link without a parent joint.
-        base_link: default base frame of queries (``root_link`` unless given).
-        lower, upper: (n,) position limits, rad or m, ±inf for continuous joints.
-        velocity_limits, effort_limits: (n,) rad/s or m/s, N·m or N; inf if absent.
-        soft_lower, soft_upper: (n,) ``<safety_controller>`` limits, else the hard limits.
-        continuous: (n,) bool, True for continuous joints.
-        inertials: link name → :class:`Inertial` (mass, centre-of-mass origin, inertia).
-        joints: every joint of the tree (:class:`Joint`), parents before children.
+    :ivar name: robot name.
+    :ivar joint_names: active joints, the order of q (mimic, fixed, floating, planar excluded).
+    :ivar joint_types: type of each active joint ("revolute", "continuous", "prismatic").
+    :ivar n: number of active joints (degrees of freedom).
+    :ivar link_names: every link, in document order.
+    :ivar root_link: the link without a parent joint.
+    :ivar base_link: default base frame of queries (``root_link`` unless given).
+    :ivar lower, upper: (n,) position limits, rad or m, ±inf for continuous joints.
+    :ivar velocity_limits, effort_limits: (n,) rad/s or m/s, N·m or N; inf if absent.
+    :ivar soft_lower, soft_upper: (n,) ``<safety_controller>`` limits, else the hard limits.
+    :ivar continuous: (n,) bool, True for continuous joints.
+    :ivar inertials: link name → :class:`Inertial` (mass, centre-of-mass origin, inertia).
+    :ivar joints: every joint of the tree (:class:`Joint`), parents before children.
     """
 
     def __init__(self, name: str, link_names: List[str], root_link: str, joints: List[Joint],
@@ -95,7 +110,7 @@ class Linkage:
         self.lower, self.upper = limits.lower, limits.upper
         self.velocity_limits, self.effort_limits = limits.velocity, limits.effort
         self.soft_lower, self.soft_upper = limits.soft_lower, limits.soft_upper
-        self.continuous = np.array([t == "continuous" for t in self.joint_types], dtype=bool)
+        self.continuous = np.array([t == 'continuous' for t in self.joint_types], dtype=bool)
         self.inertials = dict(inertials)
         self._parent_joint = [-1] * len(self.link_names)
         for k, joint in enumerate(self.joints):
@@ -120,10 +135,10 @@ class Linkage:
         except KeyError:
             if name in self._joint_by_name:
                 joint = self._joint_by_name[name]
-                why = (f"mimics '{joint.mimic}'" if joint.mimic else f"is {joint.type}")
-                raise JointError(name, f"is not a variable of q: it {why}") from None
+                why = (f"mimics '{joint.mimic}'" if joint.mimic else f'is {joint.type}')
+                raise JointError(name, f'is not a variable of q: it {why}') from None
             raise JointError(name, f"unknown joint (robot '{self.name}' has "
-                                   f"{len(self._joint_by_name)} joints)") from None
+                                   f'{len(self._joint_by_name)} joints)') from None
 
     def link_index(self, name: str) -> int:
         """Index of link ``name`` in :attr:`link_names`; LinkError if unknown."""
@@ -134,7 +149,7 @@ class Linkage:
                 from None
 
     def joint(self, name: str) -> Joint:
-        """The :class:`Joint` record of any joint (fixed, mimic, floating... included)."""
+        """Return the :class:`Joint` record of any joint, fixed, mimic and floating included."""
         try:
             return self._joint_by_name[name]
         except KeyError:
@@ -146,19 +161,19 @@ class Linkage:
         return {j.name: j.multiplier * q[j.index] + j.offset for j in self.joints if j.mimic}
 
     def check_q(self, q: ArrayLike) -> Array:
-        """q as an (n,) float array; InputError naming the expected length or the bad joint."""
+        """Return q as an (n,) float array; InputError names the expected length or a bad joint."""
         try:
             arr = np.asarray(q, dtype=float)
         except (TypeError, ValueError):
             raise InputError(f"q must be {self.n} numbers (joints {', '.join(self.joint_names)})"
                              ) from None
         if arr.shape != (self.n,):
-            raise InputError(f"q has shape {arr.shape}, expected ({self.n},): one value per "
+            raise InputError(f'q has shape {arr.shape}, expected ({self.n},): one value per '
                              f"joint {', '.join(self.joint_names)}")
         if not math.isfinite(arr.dot(arr)) and not np.isfinite(arr).all():  # dot: fast path
             bad = int(np.flatnonzero(~np.isfinite(arr))[0])
             raise InputError(f"q[{bad}] for joint '{self.joint_names[bad]}' is {arr[bad]}, "
-                             "not a finite number")
+                             'not a finite number')
         return arr
 
     def _q_ext(self, q: ArrayLike) -> Array:
@@ -169,7 +184,7 @@ class Linkage:
         return q_ext
 
     def chain(self, link: str, base: Optional[str] = None) -> Chain:
-        """The cached :class:`Chain` from ``base`` (default :attr:`base_link`) to ``link``."""
+        """Return the cached :class:`Chain` from ``base`` (default: the base link) to ``link``."""
         key = (self.link_index(self.base_link if base is None else base), self.link_index(link))
         chain = self._chains.get(key)
         if chain is None:
@@ -179,15 +194,16 @@ class Linkage:
 
     # --------------------------------------------------------------- kinematics
     def forward_kinematics(self, q: ArrayLike, link: str, base: Optional[str] = None) -> Array:
-        """(4, 4) pose of ``link`` in the frame of ``base`` (default :attr:`base_link`), metres.
+        """
+        (4, 4) pose of ``link`` in the frame of ``base`` (default :attr:`base_link`), metres.
 
-        Raises:
-            InputError: bad q.  LinkError: unknown link.
+        :raises InputError: bad q.  LinkError: unknown link.
         """
         return self.chain(link, base).pose(self.check_q(q))
 
     def forward_kinematics_all(self, q: ArrayLike) -> Dict[str, Array]:
-        """(4, 4) pose of every link in the root-link frame, computed in one pass over the tree.
+        """
+        (4, 4) pose of every link in the root-link frame, computed in one pass over the tree.
 
         Floating and planar joints are held at their origin.
         """
@@ -197,7 +213,8 @@ class Linkage:
 
     def jacobian(self, q: ArrayLike, link: str, base: Optional[str] = None,
                  local: bool = False) -> Array:
-        """(6, n) analytic frame Jacobian of the origin of ``link`` relative to ``base``.
+        """
+        (6, n) analytic frame Jacobian of the origin of ``link`` relative to ``base``.
 
         Rows 0-2: linear velocity of the link origin (m/s per unit q̇), rows 3-5: angular
         velocity (rad/s per unit q̇), both relative to ``base`` and expressed in the base frame,
@@ -206,9 +223,8 @@ class Linkage:
         path are zero, mimic joints add into their master's column. See
         :mod:`pdls_ik.model.kinematics` for the formula.
 
-        Raises:
-            InputError: bad q.  LinkError: unknown link.
-            JointError: the path crosses a floating or planar joint.
+        :raises InputError: bad q.  LinkError: unknown link.
+        :raises JointError: the path crosses a floating or planar joint.
         """
         T, J = self.chain(link, base).pose_and_jacobian(self.check_q(q))
         if local:
@@ -218,7 +234,8 @@ class Linkage:
 
     def pose_and_jacobian(self, q: ArrayLike, link: str, base: Optional[str] = None
                           ) -> Tuple[Array, Array]:
-        """(T (4, 4), J (6, n)): :meth:`forward_kinematics` and :meth:`jacobian` in one pass.
+        """
+        (T (4, 4), J (6, n)): :meth:`forward_kinematics` and :meth:`jacobian` in one pass.
 
         The chain between ``base`` and ``link`` is precomputed once and cached, so this is the
         call to make in solver iterations.

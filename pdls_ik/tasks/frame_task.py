@@ -1,4 +1,19 @@
-"""Frame task: bring a link's pose to a target pose, with per-axis masks and tolerances.
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Frame task: bring a link's pose to a target pose, with per-axis masks and tolerances.
 
 Residual (before weights and masks), in the base frame:
 
@@ -24,32 +39,31 @@ from __future__ import annotations
 from typing import Optional, Sequence, Tuple
 
 import numpy as np
-
 from pdls_ik.errors import InputError
-from pdls_ik.tasks.base import TARGET, Array, Task, check_weight
+from pdls_ik.tasks.base import Array, check_weight, TARGET, Task
 from pdls_ik.tasks.se3 import parse_pose, rotation_log, swing_log
 
 
 def _mask(values: Sequence[bool], label: str) -> np.ndarray:
     m = np.asarray(values, dtype=bool).reshape(-1)
     if m.shape != (3,):
-        raise InputError(f"{label}: expected 3 flags (x, y, z), got {m.size}")
+        raise InputError(f'{label}: expected 3 flags (x, y, z), got {m.size}')
     return m
 
 
 class FrameTask(Task):
-    """Pose target for any link of a linkage, relative to a base link.
+    """
+    Pose target for any link of a linkage, relative to a base link.
 
-    Args:
-        linkage: the robot model (uses ``pose_and_jacobian``).
-        link: controlled link (effector).
-        base: frame of the target and of the Jacobian; default the linkage's base link.
-        target: initial target (4×4 or (position, quaternion xyzw)); set later otherwise.
-        position_mask, orientation_mask: see the module docstring.
-        position_weight [1/m], orientation_weight [1/rad]: row weights.
-        position_tolerance [m], orientation_tolerance [rad]: success thresholds on the masked,
-            unweighted errors (:meth:`within_tolerance`).
-        priority: integer priority among targets (smaller = higher).
+    :param linkage: the robot model (uses ``pose_and_jacobian``).
+    :param link: controlled link (effector).
+    :param base: frame of the target and of the Jacobian; default the linkage's base link.
+    :param target: initial target (4×4 or (position, quaternion xyzw)); set later otherwise.
+    :param position_mask, orientation_mask: see the module docstring.
+    :param position_weight [1/m], orientation_weight [1/rad]: row weights.
+    :param position_tolerance [m], orientation_tolerance [rad]: success thresholds on the masked,
+        unweighted errors (:meth:`within_tolerance`).
+    :param priority: integer priority among targets (smaller = higher).
 
     After :meth:`compute`, :attr:`position_error` (m) and :attr:`orientation_error` (rad) hold the
     masked, unweighted error norms at that configuration.
@@ -63,7 +77,7 @@ class FrameTask(Task):
                  position_weight: float = 1.0, orientation_weight: float = 1.0,
                  position_tolerance: float = 1e-5, orientation_tolerance: float = 1e-4,
                  priority: int = 0, name: Optional[str] = None):
-        super().__init__(name or f"frame:{link}", 1.0, priority)
+        super().__init__(name or f'frame:{link}', 1.0, priority)
         self.linkage = linkage
         self.link = link
         self.base = linkage.base_link if base is None else base
@@ -76,11 +90,11 @@ class FrameTask(Task):
                                                f"task '{self.name}' position_tolerance")
         self.orientation_tolerance = check_weight(orientation_tolerance,
                                                   f"task '{self.name}' orientation_tolerance")
-        pm = _mask(position_mask, "position_mask")
-        om = _mask(orientation_mask, "orientation_mask")
+        pm = _mask(position_mask, 'position_mask')
+        om = _mask(orientation_mask, 'orientation_mask')
         if om.sum() == 1:
-            raise InputError("orientation_mask: give all axes (full orientation), none "
-                             "(position only) or all but one (free rotation about that axis)")
+            raise InputError('orientation_mask: give all axes (full orientation), none '
+                             '(position only) or all but one (free rotation about that axis)')
         self._pos_rows = np.flatnonzero(pm)
         self._full_orientation = bool(om.all())
         self._free_axis = int(np.flatnonzero(~om)[0]) if om.sum() == 2 else None
@@ -106,7 +120,8 @@ class FrameTask(Task):
         return self._no > 0
 
     def set_target(self, target) -> None:
-        """Set the target pose in the base frame: (4, 4) or (position (3,), quat xyzw (4,)).
+        """
+        Set the target pose in the base frame: (4, 4) or (position (3,), quat xyzw (4,)).
 
         Raises InputError for NaN/inf or a zero quaternion; a non-unit quaternion is normalized
         and recorded in :attr:`notes`.
@@ -131,8 +146,12 @@ class FrameTask(Task):
                 and self.orientation_error <= self.orientation_tolerance)
 
     def errors_from_residual(self, e: Array) -> Tuple[float, float]:
-        """Masked, unweighted (position [m], orientation [rad]) errors from this task's residual
-        rows e (m,) as returned by :meth:`compute` (no forward kinematics needed)."""
+        """
+        Return the masked, unweighted (position [m], orientation [rad]) errors.
+
+        Read from this task's residual rows e (m,) as returned by :meth:`compute` (no forward
+        kinematics needed).
+        """
         k = self._np
         pos = float(np.sqrt(e[:k].dot(e[:k]))) / self.position_weight
         if not self._no:

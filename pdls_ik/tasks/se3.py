@@ -1,4 +1,19 @@
-"""Rotation logarithm, swing error about a free axis, and validated goal poses.
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Rotation logarithm, swing error about a free axis, and validated goal poses.
 
 :func:`rotation_log` is a closed-form SO(3) logarithm for the solver's inner loop (scipy's
 ``Rotation`` costs tens of µs per call); it falls back on scipy near π where the closed form loses
@@ -12,9 +27,8 @@ from typing import List, Tuple
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.spatial.transform import Rotation
-
 from pdls_ik.errors import InputError
+from scipy.spatial.transform import Rotation
 
 Array = NDArray[np.float64]
 
@@ -27,7 +41,8 @@ _EYE3.setflags(write=False)
 
 
 def rotation_log(R: Array) -> Array:
-    """Rotation vector r (3,) [rad] with ``exp([r]×) = R`` for a rotation matrix R (3, 3).
+    """
+    Rotation vector r (3,) [rad] with ``exp([r]×) = R`` for a rotation matrix R (3, 3).
 
     |r| ∈ [0, π]. Uses ``sin θ · axis = vee(R − Rᵀ) / 2`` and ``cos θ = (tr R − 1) / 2``;
     near θ = π (where sin θ → 0 and the axis must come from the symmetric part) scipy is used.
@@ -45,7 +60,8 @@ def rotation_log(R: Array) -> Array:
 
 
 def swing_log(R_rel: Array, axis: int) -> Array:
-    """Rotation vector (3,) of the *swing* that turns unit axis ``axis`` onto ``R_rel[:, axis]``.
+    """
+    Rotation vector (3,) of the *swing* that turns unit axis ``axis`` onto ``R_rel[:, axis]``.
 
     Decomposing R_rel = swing · twist with the twist about coordinate axis ``axis``, the swing is
     the shortest rotation aligning that axis; its rotation vector is perpendicular to the axis
@@ -71,22 +87,20 @@ def _finite(values: Array, label: str, fields: str) -> None:
     bad = np.flatnonzero(~np.isfinite(values))
     if bad.size:
         i = int(bad[0])
-        raise InputError(f"invalid goal: non-finite value in {label}.{fields[i]} ({values[i]})")
+        raise InputError(f'invalid goal: non-finite value in {label}.{fields[i]} ({values[i]})')
 
 
 def parse_pose(target) -> Tuple[Array, Array, List[str]]:
-    """Validate a goal pose; returns position (3,) [m], rotation matrix (3, 3) and notes.
+    """
+    Validate a goal pose; returns position (3,) [m], rotation matrix (3, 3) and notes.
 
-    Args:
-        target: a (4, 4) homogeneous transform, or a pair (position (3,), quaternion (4,) in
-            ROS order x, y, z, w).
+    :param target: a (4, 4) homogeneous transform, or a pair (position (3,), quaternion (4,) in
+        ROS order x, y, z, w).
 
-    Returns:
-        (p, R, notes): notes record repairs, e.g. a quaternion normalized from norm 0.99996.
+    :return: (p, R, notes): notes record repairs, e.g. a quaternion normalized from norm 0.99996.
 
-    Raises:
-        InputError: wrong shape, NaN/inf (naming the field), zero quaternion, a 4×4 whose last
-            row is not (0, 0, 0, 1) or whose rotation block is not a rotation.
+    :raises InputError: wrong shape, NaN/inf (naming the field), zero quaternion, a 4×4 whose last
+        row is not (0, 0, 0, 1) or whose rotation block is not a rotation.
     """
     notes: List[str] = []
     if isinstance(target, (tuple, list)) and len(target) == 2:
@@ -94,46 +108,46 @@ def parse_pose(target) -> Tuple[Array, Array, List[str]]:
             p = np.asarray(target[0], dtype=float).reshape(-1)
             quat = np.asarray(target[1], dtype=float).reshape(-1)
         except (TypeError, ValueError):
-            raise InputError("invalid goal: position and quaternion must be numbers") from None
+            raise InputError('invalid goal: position and quaternion must be numbers') from None
         if p.shape != (3,):
-            raise InputError(f"invalid goal: position needs 3 values (x, y, z), got {p.size}")
+            raise InputError(f'invalid goal: position needs 3 values (x, y, z), got {p.size}')
         if quat.shape != (4,):
-            raise InputError("invalid goal: orientation needs 4 quaternion values "
-                             f"(x, y, z, w), got {quat.size}")
-        _finite(p, "position", "xyz")
-        _finite(quat, "orientation", "xyzw")
+            raise InputError('invalid goal: orientation needs 4 quaternion values '
+                             f'(x, y, z, w), got {quat.size}')
+        _finite(p, 'position', 'xyz')
+        _finite(quat, 'orientation', 'xyzw')
         norm = float(np.linalg.norm(quat))
         if norm < 1e-9:
-            raise InputError("invalid goal: orientation is a zero quaternion (norm 0), "
-                             "not a rotation")
+            raise InputError('invalid goal: orientation is a zero quaternion (norm 0), '
+                             'not a rotation')
         if abs(norm - 1.0) > QUAT_NORM_NOTE_TOL:
-            notes.append(f"normalized goal quaternion (norm was {norm:.9g})")
+            notes.append(f'normalized goal quaternion (norm was {norm:.9g})')
         return p, Rotation.from_quat(quat / norm).as_matrix(), notes
     try:
         T = np.asarray(target, dtype=float)
     except (TypeError, ValueError):
-        raise InputError("invalid goal: expected a 4x4 pose or (position, quaternion)") \
+        raise InputError('invalid goal: expected a 4x4 pose or (position, quaternion)') \
             from None
     if T.shape != (4, 4):
-        raise InputError(f"invalid goal: expected a 4x4 pose or (position, quaternion), got "
-                         f"an array of shape {T.shape}")
+        raise InputError(f'invalid goal: expected a 4x4 pose or (position, quaternion), got '
+                         f'an array of shape {T.shape}')
     if not math.isfinite(float(T.sum())):      # one test on the fast path (a solver's loop)
         bad = np.argwhere(~np.isfinite(T))
         if bad.size:
             r, c = (int(i) for i in bad[0])
-            raise InputError(f"invalid goal: non-finite value in pose[{r}][{c}] ({T[r, c]})")
+            raise InputError(f'invalid goal: non-finite value in pose[{r}][{c}] ({T[r, c]})')
     x, y, z, w = T[3].tolist()     # as numpy.allclose(T[3], (0, 0, 0, 1), atol=1e-9)
     if max(abs(x), abs(y), abs(z)) > 1e-9 or abs(w - 1.0) > 1e-9 + 1e-5:
-        raise InputError(f"invalid goal: the last row of the pose is {T[3].tolist()}, "
-                         "not [0, 0, 0, 1]")
+        raise InputError(f'invalid goal: the last row of the pose is {T[3].tolist()}, '
+                         'not [0, 0, 0, 1]')
     R = T[:3, :3]
     ortho = float(np.abs(R.T @ R - _EYE3).max())
     (a, b, c), (d, e, f), (g, h, i) = R.tolist()
     det = a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g)
     if ortho > ROTATION_ORTHO_TOL or det <= 0.0:
-        raise InputError("invalid goal: the rotation block of the pose is not a rotation "
-                         f"(|RᵀR − I| = {ortho:.3g}, det = {det:.3g})")
+        raise InputError('invalid goal: the rotation block of the pose is not a rotation '
+                         f'(|RᵀR − I| = {ortho:.3g}, det = {det:.3g})')
     if ortho > QUAT_NORM_NOTE_TOL:
-        notes.append(f"re-orthonormalized goal rotation (|RᵀR − I| was {ortho:.3g})")
+        notes.append(f're-orthonormalized goal rotation (|RᵀR − I| was {ortho:.3g})')
         R = Rotation.from_matrix(R).as_matrix()
     return T[:3, 3].copy(), R.copy(), notes
