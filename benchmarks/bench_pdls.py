@@ -1,4 +1,19 @@
-"""Time per PDLS iteration versus the number of variables n and of priority levels p.
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Time per PDLS iteration versus the number of variables n and of priority levels p.
 
 Each level has 6 rows (a frame task); limits are finite but inactive, no posture: the case the
 IK layer meets every iteration. Prints one table per entry point (``step``: the public call with
@@ -18,7 +33,7 @@ import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
 
 from pdls_ik.pdls import PDLSOptions, step  # noqa: E402
 from pdls_ik.pdls.levels import PreparedLevels  # noqa: E402
@@ -36,8 +51,12 @@ def make_problem(n: int, p: int, seed: int = 0):
 
 
 def time_call(fn, min_time: float) -> float:
-    """Seconds per call: best of 7 batches, each at least ``min_time`` long (the machine may be
-    shared: the best batch is the least disturbed one)."""
+    """
+    Seconds per call.
+
+    best of 7 batches, each at least ``min_time`` long (the machine may be shared: the best batch
+    is the least disturbed one).
+    """
     fn()
     reps = 1
     while True:
@@ -63,35 +82,35 @@ def fit_exponent(ns, times) -> float:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="fewer sizes, shorter timings")
+    parser.add_argument('--quick', action='store_true', help='fewer sizes, shorter timings')
     args = parser.parse_args(argv)
     ns = [7, 25, 100] if args.quick else [7, 12, 25, 50, 100, 200]
     ps = [1, 3] if args.quick else [1, 2, 3, 4, 5]
     min_time = 0.01 if args.quick else 0.05
     options = PDLSOptions()
-    results = {"step": {}, "core": {}}
+    results = {'step': {}, 'core': {}}
     for p in ps:
         for n in ns:
             levels, theta, lower, upper = make_problem(n, p)
             prepared = PreparedLevels(levels, n)
-            results["step"][p, n] = time_call(
+            results['step'][p, n] = time_call(
                 lambda: step(levels, theta, lower, upper, options=options), min_time)
-            results["core"][p, n] = time_call(
+            results['core'][p, n] = time_call(
                 lambda: compute_step(prepared, theta, lower, upper, None, options, None),
                 min_time)
-    print(f"PDLS time per iteration (µs), {ROWS} rows per level, numpy {np.__version__}")
+    print(f'PDLS time per iteration (µs), {ROWS} rows per level, numpy {np.__version__}')
     for name, table in results.items():
-        print(f"\n[{name}]")
-        print("p \\ n " + "".join(f"{n:>9d}" for n in ns) + "   exponent(all)  exponent(n>=50)")
+        print(f'\n[{name}]')
+        print('p \\ n ' + ''.join(f'{n:>9d}' for n in ns) + '   exponent(all)  exponent(n>=50)')
         for p in ps:
             row = [table[p, n] for n in ns]
             big = [n for n in ns if n >= 50]
-            tail = (f"{fit_exponent(big, [table[p, n] for n in big]):15.2f}"
+            tail = (f'{fit_exponent(big, [table[p, n] for n in big]):15.2f}'
                     if len(big) >= 2 else f"{'-':>15}")
-            print(f"{p:<6d}" + "".join(f"{t * 1e6:9.1f}" for t in row)
-                  + f"{fit_exponent(ns, row):15.2f}" + tail)
+            print(f'{p:<6d}' + ''.join(f'{t * 1e6:9.1f}' for t in row)
+                  + f'{fit_exponent(ns, row):15.2f}' + tail)
     return 0
 
 
-if __name__ == "__main__":
+if __name__ == '__main__':
     sys.exit(main())

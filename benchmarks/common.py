@@ -1,4 +1,19 @@
-"""Shared pieces of the benchmark suite: robots, random targets, the independent FK check, stats.
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Shared pieces of the benchmark suite: robots, random targets, the independent FK check, stats.
 
 Single-core figures: BLAS thread pools are limited to one thread (``OPENBLAS_NUM_THREADS``,
 ``OMP_NUM_THREADS``, ``MKL_NUM_THREADS`` default to 1 here, before NumPy loads); threaded BLAS
@@ -11,18 +26,18 @@ solution uses Pinocchio's forward kinematics, not pdls_ik's.
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass
 import datetime
+from importlib import metadata
 import json
 import os
+from pathlib import Path
 import platform
 import sys
-from dataclasses import dataclass
-from importlib import metadata
-from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
-for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
+for _var in ('OPENBLAS_NUM_THREADS', 'OMP_NUM_THREADS', 'MKL_NUM_THREADS'):
+    os.environ.setdefault(_var, '1')
 
 import numpy as np  # noqa: E402
 
@@ -32,7 +47,7 @@ sys.path.insert(0, str(REPO))
 from pdls_ik.model import load_urdf  # noqa: E402
 from pdls_ik.resources import BUNDLED_ROBOTS, bundled_urdf  # noqa: E402
 
-SHARED_ROBOTS = Path(os.environ.get("PDLS_IK_ROBOTS", REPO.parent / "shared" / "robots"))
+SHARED_ROBOTS = Path(os.environ.get('PDLS_IK_ROBOTS', REPO.parent / 'shared' / 'robots'))
 #: success thresholds of the one-shot protocol
 POSITION_TOL, ORIENTATION_TOL = 1e-5, 1e-4
 #: a joint value beyond its limit by more than this counts as a violation [rad or m]
@@ -73,26 +88,26 @@ def _robot(label: str, path: Path, tip: str) -> Robot:
 
 
 def robots(names: Optional[List[str]] = None) -> List[Robot]:
-    """The suite's robots (bundled Panda and UR5, then ../shared/robots/*.urdf)."""
-    out = [_robot(f"{name} (bundled)", bundled_urdf(name), BUNDLED_ROBOTS[name][1])
-           for name in ("panda", "ur5")]
-    tips = {"panda": "panda_link8", "ur5": "ee_link"}
+    """List the suite's robots: bundled Panda and UR5, then ../shared/robots/*.urdf."""
+    out = [_robot(f'{name} (bundled)', bundled_urdf(name), BUNDLED_ROBOTS[name][1])
+           for name in ('panda', 'ur5')]
+    tips = {'panda': 'panda_link8', 'ur5': 'ee_link'}
     if SHARED_ROBOTS.is_dir():
-        for path in sorted(SHARED_ROBOTS.glob("*.urdf")):
+        for path in sorted(SHARED_ROBOTS.glob('*.urdf')):
             tip = tips.get(path.stem)
             if tip is None:
                 linkage = load_urdf(path)
                 tip = _deepest_link(linkage)
-            out.append(_robot(f"{path.stem} (shared)", path, tip))
+            out.append(_robot(f'{path.stem} (shared)', path, tip))
     else:
-        print(f"note: {SHARED_ROBOTS} not found: shared robots skipped", file=sys.stderr)
+        print(f'note: {SHARED_ROBOTS} not found: shared robots skipped', file=sys.stderr)
     if names:
         out = [r for r in out if any(r.label.startswith(n) for n in names)]
     return out
 
 
 def _deepest_link(linkage) -> str:
-    """The link with the most moving joints between it and the root."""
+    """Return the link with the most moving joints between it and the root."""
     best, count = linkage.root_link, -1
     for link in linkage.link_names:
         k = len(linkage.chain(link).names)
@@ -173,20 +188,20 @@ def time_stats(times_s, success) -> Dict[str, float]:
     """Success % and times in ms: mean / median / p95 over all attempts, median of successes."""
     t = np.asarray(times_s, dtype=float) * 1e3
     ok = np.asarray(success, dtype=bool)
-    return {"success_pct": 100.0 * ok.mean() if ok.size else 0.0,
-            "mean_ms": float(t.mean()), "median_ms": float(np.median(t)),
-            "p95_ms": float(np.percentile(t, 95)),
-            "median_success_ms": float(np.median(t[ok])) if ok.any() else float("nan")}
+    return {'success_pct': 100.0 * ok.mean() if ok.size else 0.0,
+            'mean_ms': float(t.mean()), 'median_ms': float(np.median(t)),
+            'p95_ms': float(np.percentile(t, 95)),
+            'median_success_ms': float(np.median(t[ok])) if ok.any() else float('nan')}
 
 
 def versions() -> Dict[str, str]:
     """Installed versions of the packages the suite touches (absent ones marked)."""
-    out = {"python": platform.python_version()}
-    for dist in ("numpy", "scipy", "pdls_ik", "pin", "ikpy", "roboticstoolbox-python", "numba"):
+    out = {'python': platform.python_version()}
+    for dist in ('numpy', 'scipy', 'pdls_ik', 'pin', 'ikpy', 'roboticstoolbox-python', 'numba'):
         try:
             out[dist] = metadata.version(dist)
         except metadata.PackageNotFoundError:
-            out[dist] = "not installed"
+            out[dist] = 'not installed'
     return out
 
 
@@ -194,33 +209,37 @@ def machine() -> Dict[str, object]:
     """Date, host, CPU and BLAS-related environment of this run."""
     cpu = platform.processor()
     try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
+        for line in Path('/proc/cpuinfo').read_text().splitlines():
+            if line.startswith('model name'):
+                cpu = line.split(':', 1)[1].strip()
                 break
     except OSError:
         pass
-    load = [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None
-    return {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-            "machine": platform.machine(), "system": platform.platform(), "cpu": cpu,
-            "cores": os.cpu_count(), "load_average": load,
-            "OPENBLAS_CORETYPE": os.environ.get("OPENBLAS_CORETYPE", "(unset)"),
-            "OPENBLAS_L2_SIZE": os.environ.get("OPENBLAS_L2_SIZE", "(unset)"),
-            "OPENBLAS_NUM_THREADS": os.environ.get("OPENBLAS_NUM_THREADS", "(unset)")}
+    load = [round(x, 2) for x in os.getloadavg()] if hasattr(os, 'getloadavg') else None
+    return {'date': datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC'),
+            'machine': platform.machine(), 'system': platform.platform(), 'cpu': cpu,
+            'cores': os.cpu_count(), 'load_average': load,
+            'OPENBLAS_CORETYPE': os.environ.get('OPENBLAS_CORETYPE', '(unset)'),
+            'OPENBLAS_L2_SIZE': os.environ.get('OPENBLAS_L2_SIZE', '(unset)'),
+            'OPENBLAS_NUM_THREADS': os.environ.get('OPENBLAS_NUM_THREADS', '(unset)')}
 
 
 def protocol_main(doc: str, quick_help: str, run, markdown, argv=None, extra=None) -> int:
-    """Command line of one protocol: ``--quick``, ``--json FILE`` and ``extra(parser)``
-    arguments; ``run(args)`` gives the results, printed as ``markdown(results)``."""
+    """
+    Command line of one protocol.
+
+    ``--quick``, ``--json FILE`` and ``extra(parser)`` arguments; ``run(args)`` gives the results,
+    printed as ``markdown(results)``.
+    """
     parser = argparse.ArgumentParser(description=doc.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help=quick_help)
-    parser.add_argument("--json", help="write the results to this file")
+    parser.add_argument('--quick', action='store_true', help=quick_help)
+    parser.add_argument('--json', help='write the results to this file')
     if extra is not None:
         extra(parser)
     args = parser.parse_args(argv)
     result = run(args)
     print(markdown(result))
     if args.json:
-        with open(args.json, "w") as f:
+        with open(args.json, 'w') as f:
             json.dump(result, f, indent=1, default=str)
     return 0

@@ -1,4 +1,19 @@
-"""One-shot protocol (as TRAC-IK publishes it), every solver side by side in the same run.
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+One-shot protocol (as TRAC-IK publishes it), every solver side by side in the same run.
 
 Per robot: N joint vectors uniform within limits → targets by Pinocchio FK. Each target is solved
 once seeded from a different random in-limit vector ("random" seeds) and once from the middle of
@@ -18,16 +33,15 @@ import time
 from typing import Dict, List
 
 import common  # noqa: F401,I100  (first: single-core BLAS before NumPy loads)
-import numpy as np
-
-import peers
-from common import (PinocchioCheck, mid_q, protocol_main, random_q, robots, targets_by_fk,
+from common import (mid_q, PinocchioCheck, protocol_main, random_q, robots, targets_by_fk,
                     time_stats)
+import numpy as np
+import peers
 
-SLOW = {"ikpy": 10}  # solvers run on fewer targets in --quick (tens of ms per solve)
+SLOW = {'ikpy': 10}  # solvers run on fewer targets in --quick (tens of ms per solve)
 
 
-def run(n: int = 1000, timeouts=(0.005, 0.05), seed_modes=("random", "mid"),
+def run(n: int = 1000, timeouts=(0.005, 0.05), seed_modes=('random', 'mid'),
         robot_names=None, solver_labels=None, quick: bool = False, log=print) -> List[Dict]:
     """Run the protocol; returns one row (dict) per (robot, seeds, timeout, solver)."""
     rows = []
@@ -39,14 +53,14 @@ def run(n: int = 1000, timeouts=(0.005, 0.05), seed_modes=("random", "mid"),
         random_seeds = random_q(robot, rng, n)
         solvers = peers.prepare(robot, solver_labels)
         for mode in seed_modes:
-            seeds = random_seeds if mode == "random" else np.tile(mid_q(robot), (n, 1))
+            seeds = random_seeds if mode == 'random' else np.tile(mid_q(robot), (n, 1))
             for timeout in timeouts:
                 for label, solve in solvers.items():
-                    row = {"robot": robot.label, "dof": len(robot.chain_variables),
-                           "seeds": mode, "timeout_ms": timeout * 1e3, "solver": label,
-                           "ours": peers.SOLVERS[label][1]}
+                    row = {'robot': robot.label, 'dof': len(robot.chain_variables),
+                           'seeds': mode, 'timeout_ms': timeout * 1e3, 'solver': label,
+                           'ours': peers.SOLVERS[label][1]}
                     if isinstance(solve, str):
-                        row["missing"] = solve
+                        row['missing'] = solve
                         rows.append(row)
                         continue
                     count = min(n, SLOW[label]) if quick and label in SLOW else n
@@ -62,7 +76,7 @@ def run(n: int = 1000, timeouts=(0.005, 0.05), seed_modes=("random", "mid"),
                         ok.append(good and elapsed <= timeout)
                     row.update(time_stats(times, ok), n=count, limit_violations=violations)
                     rows.append(row)
-                    log(f"{robot.label:<16} {mode:<6} {timeout * 1e3:>4.0f} ms  {label:<32} "
+                    log(f'{robot.label:<16} {mode:<6} {timeout * 1e3:>4.0f} ms  {label:<32} '
                         f"{row['success_pct']:6.1f} %  mean {row['mean_ms']:7.3f} ms  "
                         f"median {row['median_ms']:7.3f} ms  violations {violations}")
     add_ratios(rows)
@@ -73,55 +87,55 @@ def add_ratios(rows: List[Dict]) -> None:
     """Ratios of each pdls_ik row to the best peer of the same (robot, seeds, timeout)."""
     groups: Dict[tuple, List[Dict]] = {}
     for row in rows:
-        if "missing" not in row:
-            groups.setdefault((row["robot"], row["seeds"], row["timeout_ms"]), []).append(row)
+        if 'missing' not in row:
+            groups.setdefault((row['robot'], row['seeds'], row['timeout_ms']), []).append(row)
     for group in groups.values():
-        others = [r for r in group if not r["ours"]]
+        others = [r for r in group if not r['ours']]
         if not others:
             continue
-        best_success = max(r["success_pct"] for r in others)
-        best_mean = min(r["mean_ms"] for r in others)
-        best_median = min(r["median_ms"] for r in others)
+        best_success = max(r['success_pct'] for r in others)
+        best_mean = min(r['mean_ms'] for r in others)
+        best_median = min(r['median_ms'] for r in others)
         for r in group:
-            if r["ours"]:
-                r["best_peer_success_pct"] = best_success
-                r["ratio_success"] = r["success_pct"] / best_success if best_success else None
-                r["ratio_mean"] = r["mean_ms"] / best_mean
-                r["ratio_median"] = r["median_ms"] / best_median
+            if r['ours']:
+                r['best_peer_success_pct'] = best_success
+                r['ratio_success'] = r['success_pct'] / best_success if best_success else None
+                r['ratio_mean'] = r['mean_ms'] / best_mean
+                r['ratio_median'] = r['median_ms'] / best_median
 
 
 def markdown(rows: List[Dict]) -> str:
-    """The results as a Markdown table (missing peers listed below it)."""
-    lines = ["| robot | seeds | timeout | solver | N | success % | mean ms | median ms | p95 ms "
-             "| median ok ms | limit viol. | success / best peer | mean / best peer |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    """Return the results as a Markdown table (missing peers listed below it)."""
+    lines = ['| robot | seeds | timeout | solver | N | success % | mean ms | median ms | p95 ms '
+             '| median ok ms | limit viol. | success / best peer | mean / best peer |',
+             '|---|---|---|---|---|---|---|---|---|---|---|---|---|']
     missing = set()
     for r in rows:
-        if "missing" in r:
-            missing.add((r["solver"], r["robot"], r["missing"]))
+        if 'missing' in r:
+            missing.add((r['solver'], r['robot'], r['missing']))
             continue
-        ratio_s = f"{r['ratio_success']:.3f}" if r.get("ratio_success") is not None else ""
-        ratio_m = f"{r['ratio_mean']:.2f}" if "ratio_mean" in r else ""
+        ratio_s = f"{r['ratio_success']:.3f}" if r.get('ratio_success') is not None else ''
+        ratio_m = f"{r['ratio_mean']:.2f}" if 'ratio_mean' in r else ''
         lines.append(f"| {r['robot']} | {r['seeds']} | {r['timeout_ms']:.0f} ms | {r['solver']} "
                      f"| {r['n']} | {r['success_pct']:.1f} | {r['mean_ms']:.3f} | "
                      f"{r['median_ms']:.3f} | {r['p95_ms']:.3f} | {r['median_success_ms']:.3f} | "
                      f"{r['limit_violations']} | {ratio_s} | {ratio_m} |")
     for solver, robot, why in sorted(missing):
-        lines.append(f"\nMissing peer: {solver} on {robot}: {why}")
-    return "\n".join(lines)
+        lines.append(f'\nMissing peer: {solver} on {robot}: {why}')
+    return '\n'.join(lines)
 
 
 def main(argv=None) -> int:
     def extra(parser):
-        parser.add_argument("-n", type=int, help="targets per robot (default 1000, quick 30)")
-        parser.add_argument("--robots", nargs="*", help="robot label prefixes, e.g. panda ur5")
-        parser.add_argument("--solvers", nargs="*", help="solver labels (see peers.SOLVERS)")
+        parser.add_argument('-n', type=int, help='targets per robot (default 1000, quick 30)')
+        parser.add_argument('--robots', nargs='*', help='robot label prefixes, e.g. panda ur5')
+        parser.add_argument('--solvers', nargs='*', help='solver labels (see peers.SOLVERS)')
 
     def go(args):
         n = args.n or (30 if args.quick else 1000)
         return run(n, robot_names=args.robots, solver_labels=args.solvers, quick=args.quick)
-    return protocol_main(__doc__, "N = 30, slow peers on fewer", go, markdown, argv, extra)
+    return protocol_main(__doc__, 'N = 30, slow peers on fewer', go, markdown, argv, extra)
 
 
-if __name__ == "__main__":
+if __name__ == '__main__':
     sys.exit(main())

@@ -1,4 +1,19 @@
-"""Adapters giving every solver of the comparison one call: ``solve(target, seed, timeout) -> q``.
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Adapters giving every solver of the comparison one call: ``solve(target, seed, timeout) -> q``.
 
 ``target`` is the (4, 4) tip pose in the base frame, ``seed`` and the returned q are (n,) in
 pdls_ik's joint order (None when the solver returned nothing). Peers without a time budget
@@ -13,14 +28,13 @@ from __future__ import annotations
 import math
 import tempfile
 import time
+from typing import Callable, Dict, List, Optional
 import warnings
 import xml.etree.ElementTree as ET
-from typing import Callable, Dict, List, Optional
 
 import common  # noqa: F401,I100  (first: single-core BLAS before NumPy loads)
+from common import mid_q, Robot
 import numpy as np
-
-from common import Robot, mid_q
 
 Solve = Callable[[np.ndarray, np.ndarray, float], Optional[np.ndarray]]
 
@@ -30,12 +44,16 @@ class PeerMissing(RuntimeError):
 
 
 def _iksolver(robot: Robot, backend: str) -> Solve:
-    """pdls_ik's product path: :meth:`IKSolver.solve` (PDLS with random restarts, timeout) on
-    one backend; the kernel is loaded (or compiled) before timing starts."""
+    """
+    pdls_ik's product path.
+
+    :meth:`IKSolver.solve` (PDLS with random restarts, timeout) on one backend; the kernel is
+    loaded (or compiled) before timing starts.
+    """
     from pdls_ik import IKSolver
     from pdls_ik._accel import available
-    if backend == "numba" and not available():
-        raise PeerMissing("numba not installed (pip install numba)")
+    if backend == 'numba' and not available():
+        raise PeerMissing('numba not installed (pip install numba)')
     solver = IKSolver(robot.linkage, robot.tip, robot.base, backend=backend)
     solver.solve(np.eye(4), mid_q(robot), timeout=0.01)
     return lambda T, seed, timeout: solver.solve(T, seed=seed, timeout=timeout).q
@@ -43,22 +61,25 @@ def _iksolver(robot: Robot, backend: str) -> Solve:
 
 def pdls_iksolver_numpy(robot: Robot) -> Solve:
     """IKSolver.solve on the NumPy reference implementation (``backend="numpy"``)."""
-    return _iksolver(robot, "numpy")
+    return _iksolver(robot, 'numpy')
 
 
 def pdls_iksolver_numba(robot: Robot) -> Solve:
-    """IKSolver.solve on the compiled kernel (``backend="numba"``, the default when numba is
-    installed)."""
-    return _iksolver(robot, "numba")
+    """
+    Solve with IKSolver.solve on the compiled kernel (``backend="numba"``).
+
+    That backend is the default when numba is installed.
+    """
+    return _iksolver(robot, 'numba')
 
 
 def pdls_batch_numba(robot: Robot) -> Solve:
     """:class:`pdls_ik.batch.BatchSolver` with N = 1 and the Numba kernel (restart budget)."""
     from pdls_ik._accel import available
     if not available():
-        raise PeerMissing("numba not installed (pip install numba)")
+        raise PeerMissing('numba not installed (pip install numba)')
     from pdls_ik.batch import BatchSolver
-    solver = BatchSolver(robot.linkage, robot.tip, robot.base, backend="numba")
+    solver = BatchSolver(robot.linkage, robot.tip, robot.base, backend='numba')
     solver.solve(np.eye(4)[None], mid_q(robot)[None])  # compile or load the cached kernel
 
     def solve(T, seed, timeout):
@@ -74,22 +95,22 @@ def _chain_indices(robot: Robot) -> np.ndarray:
 def _rtb(robot: Robot, method: str) -> Solve:
     try:
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+            warnings.simplefilter('ignore')
             import roboticstoolbox as rtb
             model = rtb.Robot.URDF(str(robot.path))
             ets = model.ets(start=robot.base, end=robot.tip)
     except ImportError as exc:
-        raise PeerMissing(f"roboticstoolbox-python not installed ({exc})") from None
+        raise PeerMissing(f'roboticstoolbox-python not installed ({exc})') from None
     except Exception as exc:  # noqa: BLE001 - any setup failure is reported as such
-        raise PeerMissing(f"roboticstoolbox cannot load {robot.path.name}: {exc}") from None
+        raise PeerMissing(f'roboticstoolbox cannot load {robot.path.name}: {exc}') from None
     idx = _chain_indices(robot)
     if ets.n != idx.size:
-        raise PeerMissing(f"roboticstoolbox chain has {ets.n} joints, pdls_ik {idx.size}")
+        raise PeerMissing(f'roboticstoolbox chain has {ets.n} joints, pdls_ik {idx.size}')
     q = mid_q(robot) + 0.1
     q = np.clip(q, robot.lower, robot.upper)
     if not np.allclose(ets.eval(q[idx]), robot.linkage.forward_kinematics(q, robot.tip,
                                                                           robot.base), atol=1e-9):
-        raise PeerMissing("roboticstoolbox joint order differs from the chain order")
+        raise PeerMissing('roboticstoolbox joint order differs from the chain order')
     fn = getattr(ets, method)
 
     def solve(T, seed, timeout):
@@ -103,48 +124,48 @@ def _rtb(robot: Robot, method: str) -> Solve:
 
 def rtb_lm(robot: Robot) -> Solve:
     """roboticstoolbox-python ``ETS.ik_LM`` (compiled Levenberg–Marquardt, Chan damping)."""
-    return _rtb(robot, "ik_LM")
+    return _rtb(robot, 'ik_LM')
 
 
 def rtb_nr(robot: Robot) -> Solve:
     """roboticstoolbox-python ``ETS.ik_NR`` (compiled Newton–Raphson)."""
-    return _rtb(robot, "ik_NR")
+    return _rtb(robot, 'ik_NR')
 
 
 def _chain_urdf(robot: Robot) -> str:
-    """The URDF reduced to the links and joints between base and tip (for ikpy)."""
+    """Return the URDF reduced to the links and joints between base and tip (for ikpy)."""
     tree = ET.fromstring(robot.text)
-    joints = {j.get("name"): j for j in tree.findall("joint")}
+    joints = {j.get('name'): j for j in tree.findall('joint')}
     keep_joints = set(robot.linkage.chain(robot.tip, robot.base).names)
     link = robot.tip
     path = []
-    by_child = {j.find("child").get("link"): j for j in joints.values()}
+    by_child = {j.find('child').get('link'): j for j in joints.values()}
     while link != robot.base:
         joint = by_child[link]
-        path.append(joint.get("name"))
-        link = joint.find("parent").get("link")
+        path.append(joint.get('name'))
+        link = joint.find('parent').get('link')
     keep_joints |= set(path)
-    links = {robot.base} | {joints[n].find("child").get("link") for n in keep_joints}
+    links = {robot.base} | {joints[n].find('child').get('link') for n in keep_joints}
     for el in list(tree):
-        if (el.tag == "joint" and el.get("name") not in keep_joints) or \
-                (el.tag == "link" and el.get("name") not in links) or \
-                el.tag not in ("joint", "link"):
+        if (el.tag == 'joint' and el.get('name') not in keep_joints) or \
+                (el.tag == 'link' and el.get('name') not in links) or \
+                el.tag not in ('joint', 'link'):
             tree.remove(el)
-    return ET.tostring(tree, encoding="unicode")
+    return ET.tostring(tree, encoding='unicode')
 
 
 def ikpy_solver(robot: Robot) -> Solve:
-    """ikpy ``Chain.inverse_kinematics_frame`` (scipy optimizer, full pose, one local solve)."""
+    """Solve with ikpy's ``Chain.inverse_kinematics_frame`` (scipy, full pose, one local solve)."""
     try:
         import ikpy.chain
     except ImportError as exc:
-        raise PeerMissing(f"ikpy not installed ({exc})") from None
-    with tempfile.NamedTemporaryFile("w", suffix=".urdf", delete=False) as f:
+        raise PeerMissing(f'ikpy not installed ({exc})') from None
+    with tempfile.NamedTemporaryFile('w', suffix='.urdf', delete=False) as f:
         f.write(_chain_urdf(robot))
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+        warnings.simplefilter('ignore')
         chain = ikpy.chain.Chain.from_urdf_file(f.name, base_elements=[robot.base])
-        mask = [link.joint_type != "fixed" for link in chain.links]
+        mask = [link.joint_type != 'fixed' for link in chain.links]
         chain = ikpy.chain.Chain.from_urdf_file(f.name, base_elements=[robot.base],
                                                 active_links_mask=mask)
     names = [link.name for link in chain.links]
@@ -156,9 +177,9 @@ def ikpy_solver(robot: Robot) -> Solve:
         for k, i in pairs:
             init[k] = seed[i]
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+            warnings.simplefilter('ignore')
             sol = chain.inverse_kinematics_frame(T, initial_position=init,
-                                                 orientation_mode="all")
+                                                 orientation_mode='all')
         out = seed.copy()
         for k, i in pairs:
             out[i] = sol[k]
@@ -167,12 +188,16 @@ def ikpy_solver(robot: Robot) -> Solve:
 
 
 def pinocchio_clik(robot: Robot) -> Solve:
-    """Pinocchio damped CLIK (log6 error, frame Jacobian, λ = 1e-6) with random restarts until
-    the timeout (the loop of Pinocchio's inverse-kinematics example, full step, clipped)."""
+    """
+    Solve with Pinocchio's damped CLIK (log6 error, frame Jacobian, λ = 1e-6).
+
+    Random restarts until the timeout (the loop of Pinocchio's inverse-kinematics example, full
+    step, clipped).
+    """
     try:
         import pinocchio as pin
     except ImportError as exc:
-        raise PeerMissing(f"pin not installed ({exc})") from None
+        raise PeerMissing(f'pin not installed ({exc})') from None
     from common import PinocchioCheck
     check = PinocchioCheck(robot)
     model, data, fid = check.model, check.data, check.tip
@@ -232,13 +257,13 @@ def pinocchio_clik(robot: Robot) -> Solve:
 
 #: label -> (factory, whether it is pdls_ik itself)
 SOLVERS: Dict[str, tuple] = {
-    "pdls_ik IKSolver[numba]": (pdls_iksolver_numba, True),
-    "pdls_ik IKSolver[numpy]": (pdls_iksolver_numpy, True),
-    "pdls_ik solve_batch[numba] N=1": (pdls_batch_numba, True),
-    "rtb ik_LM": (rtb_lm, False),
-    "rtb ik_NR": (rtb_nr, False),
-    "pinocchio CLIK": (pinocchio_clik, False),
-    "ikpy": (ikpy_solver, False),
+    'pdls_ik IKSolver[numba]': (pdls_iksolver_numba, True),
+    'pdls_ik IKSolver[numpy]': (pdls_iksolver_numpy, True),
+    'pdls_ik solve_batch[numba] N=1': (pdls_batch_numba, True),
+    'rtb ik_LM': (rtb_lm, False),
+    'rtb ik_NR': (rtb_nr, False),
+    'pinocchio CLIK': (pinocchio_clik, False),
+    'ikpy': (ikpy_solver, False),
 }
 
 

@@ -1,4 +1,19 @@
-"""Tracking protocol: a continuous goal path at 1 kHz through :meth:`IKSolver.track`.
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Tracking protocol: a continuous goal path at 1 kHz through :meth:`IKSolver.track`.
 
 Paths: the demo figure-eight of :mod:`pdls_ik.demo_path` on the Panda, and joint-space sweeps
 whose FK crosses a wrist singularity (Panda q6 through 0, where joints 5 and 7 align; UR5 q5
@@ -20,12 +35,11 @@ import time
 from typing import Callable, Dict, List
 
 import common  # noqa: F401,I100  (first: single-core BLAS before NumPy loads)
-import numpy as np
-from scipy.spatial.transform import Rotation
-
 from common import LIMIT_SLACK, protocol_main, robots
+import numpy as np
 from pdls_ik import IKSolver
 from pdls_ik.demo_path import default_path
+from scipy.spatial.transform import Rotation
 
 RATE = 1000.0
 
@@ -43,21 +57,21 @@ def _sweep(robot, joint: int, home, amplitude: float, period: float) -> Callable
 def cases(quick: bool):
     """(label, robot, solver options, goal function, q0) of every tracking run."""
     out = []
-    for robot in robots(["panda (bundled)", "ur5 (bundled)"]):
-        if robot.label.startswith("panda"):
-            opts = {"locked_joints": ["panda_finger_joint1"], "locked_positions": [0.02]}
-            path, home = default_path(robot.linkage, robot.tip, robot.base, robot_name="panda")
+    for robot in robots(['panda (bundled)', 'ur5 (bundled)']):
+        if robot.label.startswith('panda'):
+            opts = {'locked_joints': ['panda_finger_joint1'], 'locked_positions': [0.02]}
+            path, home = default_path(robot.linkage, robot.tip, robot.base, robot_name='panda')
             home = home.copy()
-            home[robot.linkage.joint_index("panda_finger_joint1")] = 0.02
-            out.append(("panda demo figure-eight", robot, opts,
+            home[robot.linkage.joint_index('panda_finger_joint1')] = 0.02
+            out.append(('panda demo figure-eight', robot, opts,
                         lambda t, p=path: p.pose(t), home))
             wrist = home.copy()
             wrist[5] = 0.31
-            out.append(("panda wrist singularity (q6 through 0)", robot, opts,
+            out.append(('panda wrist singularity (q6 through 0)', robot, opts,
                         _panda_wrist(robot, wrist), wrist))
         else:
             home = np.array([0.0, -1.2, 1.5, -1.0, 0.4, 0.3])
-            out.append(("ur5 wrist singularity (q5 through 0)", robot, {},
+            out.append(('ur5 wrist singularity (q5 through 0)', robot, {},
                         _sweep(robot, 4, home, 0.4, 2.0), home))
     return out
 
@@ -97,17 +111,17 @@ def run_case(label, robot, options, goal, q0, duration: float) -> Dict:
         ok += res.success
         q = res.q
     t, c = np.array(times) * 1e3, np.array(cpu) * 1e3
-    return {"case": label, "robot": robot.label, "levels": list(solver.level_names) + (
-                ["posture"] if solver.posture is not None else []),
-            "dof": len(robot.chain_variables), "cycles": cycles, "rate_hz": RATE,
-            "p50_ms": float(np.percentile(t, 50)), "p99_ms": float(np.percentile(t, 99)),
-            "max_ms": float(t.max()), "cpu_p50_ms": float(np.percentile(c, 50)),
-            "cpu_p99_ms": float(np.percentile(c, 99)), "goal_met_pct": 100.0 * ok / cycles,
-            "max_position_error_m": float(max(pos_err)),
-            "max_orientation_error_rad": float(max(ori_err)),
-            "largest_joint_step_rad": float(max(steps)),
-            "largest_step_over_velocity_limit": float(max(ratio)),
-            "limit_violations": violations}
+    return {'case': label, 'robot': robot.label, 'levels': list(solver.level_names) + (
+                ['posture'] if solver.posture is not None else []),
+            'dof': len(robot.chain_variables), 'cycles': cycles, 'rate_hz': RATE,
+            'p50_ms': float(np.percentile(t, 50)), 'p99_ms': float(np.percentile(t, 99)),
+            'max_ms': float(t.max()), 'cpu_p50_ms': float(np.percentile(c, 50)),
+            'cpu_p99_ms': float(np.percentile(c, 99)), 'goal_met_pct': 100.0 * ok / cycles,
+            'max_position_error_m': float(max(pos_err)),
+            'max_orientation_error_rad': float(max(ori_err)),
+            'largest_joint_step_rad': float(max(steps)),
+            'largest_step_over_velocity_limit': float(max(ratio)),
+            'limit_violations': violations}
 
 
 def run(quick: bool = False, log=print) -> List[Dict]:
@@ -125,9 +139,10 @@ def run(quick: bool = False, log=print) -> List[Dict]:
 
 
 def markdown(rows: List[Dict]) -> str:
-    lines = ["| path | levels | DOF | cycles | p50 ms | p99 ms | max ms | CPU p50 / p99 ms "
-             "| goal met % | max pos err m | max ori err rad | largest step rad (÷ v_max·dt) | limit viol. |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines = ['| path | levels | DOF | cycles | p50 ms | p99 ms | max ms | CPU p50 / p99 ms '
+             '| goal met % | max pos err m | max ori err rad | largest step rad (÷ v_max·dt) '
+             '| limit viol. |',
+             '|---|---|---|---|---|---|---|---|---|---|---|---|---|']
     for r in rows:
         lines.append(f"| {r['case']} | {' > '.join(r['levels'])} | {r['dof']} | {r['cycles']} | "
                      f"{r['p50_ms']:.3f} | {r['p99_ms']:.3f} | {r['max_ms']:.2f} | "
@@ -135,13 +150,13 @@ def markdown(rows: List[Dict]) -> str:
                      f"{r['goal_met_pct']:.1f} | {r['max_position_error_m']:.2e} | "
                      f"{r['max_orientation_error_rad']:.2e} | {r['largest_joint_step_rad']:.4f} "
                      f"({r['largest_step_over_velocity_limit']:.2f}) | {r['limit_violations']} |")
-    return "\n".join(lines)
+    return '\n'.join(lines)
 
 
 def main(argv=None) -> int:
-    return protocol_main(__doc__, "2 s paths instead of 10 s", lambda a: run(a.quick), markdown,
+    return protocol_main(__doc__, '2 s paths instead of 10 s', lambda a: run(a.quick), markdown,
                          argv)
 
 
-if __name__ == "__main__":
+if __name__ == '__main__':
     sys.exit(main())
