@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
-from typing import List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -25,6 +25,7 @@ from pdls_ik import pdls
 from pdls_ik._accel import available as numba_available
 from pdls_ik.config import IKConfig
 from pdls_ik.errors import ConfigError, InputError, JointError, LinkError
+from pdls_ik.extra_tasks import ExtraTasks, moved_variables, resolve_tasks
 from pdls_ik.levels import LevelStack
 from pdls_ik.tasks import FrameTask, JointLockTask, PostureTask, middle_of_limits
 from pdls_ik.trajectory import wrap_angle
@@ -70,6 +71,8 @@ class IKResult:
         level_names, residual_norms, lambdas, ranks, min_singular_values: per PDLS level, from
             the final iteration of the returned attempt.
         clamped_joints: names of joints at a position limit in ``q``.
+        task_errors: extra task name -> its unweighted error at ``q`` (m, rad or the task's
+            unit; :func:`pdls_ik.task_solver.task_error`); empty without extra tasks.
     """
 
     q: Array
@@ -88,6 +91,7 @@ class IKResult:
     ranks: List[int] = field(default_factory=list)
     min_singular_values: List[float] = field(default_factory=list)
     clamped_joints: List[str] = field(default_factory=list)
+    task_errors: Dict[str, float] = field(default_factory=dict)
 
 
 class _Problem:
@@ -98,14 +102,19 @@ class _Problem:
     trusted_levels = True
 
     def __init__(self, stack: LevelStack, frame: FrameTask, frame_level: int, frame_rows: slice,
-                 locks: Optional[JointLockTask], continuous: Array, tracking: bool = False):
-        self.levels = stack
+                 locks: Optional[JointLockTask], continuous: Array, tracking: bool = False,
+                 extra: Optional[ExtraTasks] = None):
+        self.levels = stack if extra is None else extra.levels
+        self.extra = extra
         # θ of the last convergence test and the frame's (position, orientation) errors there
         self.last_theta: Optional[Array] = None
         self.last_errors: Tuple[float, float] = (math.inf, math.inf)
         self.posture_variation = stack.posture_variation if tracking and stack.postures else None
         self.frame, self.frame_level, self.frame_rows = frame, frame_level, frame_rows
         self.locks = locks
+        if locks is not None:       # (level, rows) of the locks
+            k = next(k for k, g in enumerate(stack.groups) if locks in g)
+            self.lock_at = (k, stack.rows[k][stack.groups[k].index(locks)])
         self.continuous = continuous
         if tracking or not continuous.any():
             self.normalize = None   # tracking: wrapping would fight the narrowed bounds
@@ -116,22 +125,26 @@ class _Problem:
         self.window, self.ratio, self.history, self.stuck = window, ratio, [], False
 
     def converged(self, theta: Array, levels) -> bool:
-        """True when the pose is within tolerance and locks are held; also True (with
-        ``self.stuck`` set) when the monitor sees the pose residual decrease by less than
-        the factor ``ratio`` over ``window`` iterations, so that a restart happens early."""
+        """True when the pose is within tolerance, locks are held and the extra tasks are met;
+        also True (with ``self.stuck`` set) when the monitor sees the pose residual (plus the
+        unmet extra tasks' weighted errors) decrease by less than the factor ``ratio`` over
+        ``window`` iterations, so that a restart happens early."""
         e = levels[self.frame_level].residual[self.frame_rows]
         pos, ori = self.frame.errors_from_residual(e)
         self.last_theta, self.last_errors = theta, (pos, ori)
-        if pos > self.frame.position_tolerance or ori > self.frame.orientation_tolerance:
+        extra = self.extra
+        if pos > self.frame.position_tolerance or ori > self.frame.orientation_tolerance or \
+                (extra is not None and not extra.met(levels)):
             if self.window:
                 hist = self.history
-                hist.append(float(np.sqrt(e.dot(e))))
+                size = float(np.sqrt(e.dot(e)))
+                hist.append(size if extra is None else size + extra.violation(levels))
                 if len(hist) > self.window and hist[-1] > self.ratio * hist[-1 - self.window]:
                     self.stuck = True
                     return True
             return False
         if self.locks is not None:
-            e = levels[0].residual
+            e = levels[self.lock_at[0]].residual[self.lock_at[1]]
             return float(np.max(np.abs(e))) <= LOCK_TOL * self.locks.weight
         return True
 
@@ -162,8 +175,10 @@ class _TrackProblem(_Problem):
     """
 
     def __init__(self, stack: LevelStack, frame: FrameTask, frame_level: int, frame_rows: slice,
-                 locks: Optional[JointLockTask], continuous: Array):
-        super().__init__(stack, frame, frame_level, frame_rows, locks, continuous, tracking=True)
+                 locks: Optional[JointLockTask], continuous: Array,
+                 extra: Optional[ExtraTasks] = None):
+        super().__init__(stack, frame, frame_level, frame_rows, locks, continuous, tracking=True,
+                         extra=extra)
         self._posture = self.posture_variation
         self.posture_variation = self._first_posture_step
         self._stack, self.levels = self.levels, self._cycle_levels
@@ -241,7 +256,8 @@ class _TrackProblem(_Problem):
         self.passes += 1          # one call per PDLS pass: passes - 1 iterations applied so far
         if super().converged(theta, levels):
             return True
-        if self.shift is not None and (self.pinned or self.passes > TRACK_MIN_ITERATIONS):
+        if self.shift is not None and (self.pinned or self.passes > TRACK_MIN_ITERATIONS) and \
+                (self.extra is None or self.extra.met(levels)):
             return True           # an intermediate target: a waypoint, close enough
         if self.passes > TRACK_MIN_ITERATIONS and time.perf_counter() >= self.deadline:
             self.timed_out = True
@@ -264,9 +280,17 @@ class IKSolver:
         tip_link: controlled link; default ``config.tip_link``.
         base_link: frame of the goals; default ``config.base_link``, else the linkage's base.
         config: :class:`IKConfig`; ``**options`` override its fields (validated).
+        extra_tasks: closures, CoM, bounds, look-at, relative-frame, limit-avoidance... tasks
+            solved with the tip pose: a sequence of :class:`~pdls_ik.tasks.Task` or a
+            :class:`~pdls_ik.task_config.TaskConfig` (built on ``linkage``; its
+            ``fixed_joints`` are not moved). Success then also needs every required extra task
+            within its own tolerance (:func:`pdls_ik.task_solver.task_error`); the joints they
+            move are freed and sampled by the random restarts (e.g. the passive joints of a
+            closed chain); the one-shot solves run on the NumPy backend.
 
-    Levels (seed 001): joint locks (if any) > the pose task (``pose_priority``) > posture (null
-    space of both). Joint limits are hard bounds in every iteration.
+    Levels (seed 001): closure invariants (if any) > joint locks (if any) > targets by priority
+    (the pose task at ``pose_priority``) > posture (null space of all). Joint limits are hard
+    bounds in every iteration.
 
     Raises:
         ConfigError: bad option.  LinkError: unknown tip or base link, or no movable joint
@@ -274,7 +298,7 @@ class IKSolver:
     """
 
     def __init__(self, linkage, tip_link: Optional[str] = None, base_link: Optional[str] = None,
-                 config: Optional[IKConfig] = None, **options):
+                 config: Optional[IKConfig] = None, extra_tasks=None, **options):
         cfg = config if config is not None else IKConfig()
         if options:
             cfg = cfg.replace(**options)
@@ -325,25 +349,41 @@ class IKSolver:
         if cfg.posture_enabled and cfg.posture_weight > 0.0:
             self.posture = PostureTask(linkage, weight=cfg.posture_weight)
             tasks.append(self.posture)
+        extra, fixed = resolve_tasks(linkage, extra_tasks)
+        #: the extra tasks (built from ``extra_tasks``)
+        self.extra_tasks = extra
+        self._sample_variables = self.chain_variables
+        if extra:
+            tasks.extend(extra)
+            moved = moved_variables(extra, self.lower, self.upper)
+            moved[self.chain_variables] = True
+            moved[[linkage.joint_index(j) for j in fixed]] = False
+            free |= moved
+            free[[linkage.joint_index(j) for j in fixed]] = False
+            self._sample_variables = np.flatnonzero(moved)
         self.free = free
         stack = LevelStack(tasks, n)
+        self._extra = ExtraTasks(extra, stack) if extra else None
         level = next(k for k, g in enumerate(stack.groups) if self.frame in g)
         rows = stack.rows[level][stack.groups[level].index(self.frame)]
         self.level_names = stack.names
-        self._problem = _Problem(stack, self.frame, level, rows, self.locks, self.continuous)
+        self._problem = _Problem(stack, self.frame, level, rows, self.locks, self.continuous,
+                                 extra=self._extra)
         self._track_problem = _TrackProblem(stack, self.frame, level, rows, self.locks,
-                                            self.continuous)
+                                            self.continuous, extra=self._extra)
         damping = None if cfg.damping < 0.0 else cfg.damping
         self._options = pdls.PDLSOptions(max_iterations=cfg.max_iterations, damping=damping,
                                          theta_diff_max_mag=cfg.max_step,
                                          limit_strategy=cfg.limit_strategy,
                                          free_variables=None if free.all() else free)
+        if self._extra is not None:  # as TaskSolver (see task_solver.pdls_options)
+            self._options = self._options.replace(divergence_factor=None)
         self._track_options = self._options.replace(
             max_iterations=cfg.tracking_max_iterations, max_time=None)
         self._track_cache: Tuple = (math.nan, None, None, ())
         self._middle = middle_of_limits(self.lower, self.upper)
         self._seed_rng = np.random.default_rng(cfg.random_seed)
-        self._seeds = np.empty((0, self.chain_variables.size))
+        self._seeds = np.empty((0, self._sample_variables.size))
         self._kernel = None
         reason = self._numba_unsupported(cfg)
         if cfg.backend == "numba" and reason:
@@ -360,6 +400,8 @@ class IKSolver:
         """Why the compiled kernel cannot solve this solver's one-shot problem ("" if it can)."""
         if not numba_available():
             return "numba is not installed (pip install numba)"
+        if self._extra is not None:
+            return "extra tasks (closures, CoM, bounds...) are solved by the NumPy code only"
         if self.locks is not None:
             return "joint locks make a second priority level"
         if cfg.limit_strategy != "clamping":
@@ -399,23 +441,24 @@ class IKSolver:
         notes.extend(self.frame.notes)
 
     def _restart_seeds(self, count: int) -> Array:
-        """The first ``count`` (at least) random restart seeds (k, chain variables), uniform
-        within the limits (±π where a limit is infinite), drawn from a generator seeded with
-        ``config.random_seed``: the same table for every solve and both backends."""
+        """The first ``count`` (at least) random restart seeds (k, sampled variables: the
+        chain's and those the extra tasks move), uniform within the limits (±π where a limit is
+        infinite), drawn from a generator seeded with ``config.random_seed``: the same table for
+        every solve and both backends."""
         count = min(count, MAX_SEEDS)
         if self._seeds.shape[0] < count:
-            idx = self.chain_variables
+            idx = self._sample_variables
             more = -(-(count - self._seeds.shape[0]) // SEED_BLOCK) * SEED_BLOCK
             self._seeds = np.concatenate((self._seeds, self._seed_rng.uniform(
                 self._sample_lo[idx], self._sample_hi[idx], (more, idx.size))))
         return self._seeds
 
     def _random_seed(self, k: int, base: Array) -> Array:
-        """Restart seed k: ``base`` with its chain variables from row k of the seed table
+        """Restart seed k: ``base`` with its sampled variables from row k of the seed table
         (modulo MAX_SEEDS)."""
         k %= MAX_SEEDS
         q = base.copy()
-        q[self.chain_variables] = self._restart_seeds(k + 1)[k]
+        q[self._sample_variables] = self._restart_seeds(k + 1)[k]
         return q
 
     def errors(self, q: Array):
@@ -450,6 +493,11 @@ class IKSolver:
         ok = pos <= self.frame.position_tolerance and ori <= self.frame.orientation_tolerance
         if ok and self.locks is not None:
             ok = bool(np.all(np.abs(q[self.locks.indices] - self.locks.values) <= LOCK_TOL))
+        task_errors = {}
+        if self._extra is not None:
+            errors = self._extra.errors(q)
+            task_errors = {name: err for name, (err, _) in errors.items()}
+            ok = ok and all(met for _, met in errors.values())
         status = "converged" if ok else (res.status if res.status != "converged"
                                          else "not_converged")
         at_limit = (q <= self._near_limits[0]) | (q >= self._near_limits[1])
@@ -461,7 +509,8 @@ class IKSolver:
             lambdas=[float(x) for x in res.lambdas], ranks=[int(x) for x in res.ranks],
             min_singular_values=[float(x) for x in res.min_singular_values],
             clamped_joints=[self.joint_names[i] for i in np.flatnonzero(at_limit & self.free)]
-            if at_limit.any() else [])
+            if at_limit.any() else [],
+            task_errors=task_errors)
 
     # ------------------------------------------------------------------ public API
     def solve(self, target, seed: Optional[Sequence[float]] = None,
@@ -500,7 +549,7 @@ class IKSolver:
         deadline = t0 + timeout
         if self._kernel is not None:
             return self._solve_compiled(start, deadline, t0, notes)
-        best, best_known, best_score = None, None, math.inf
+        best, best_known, best_score = None, None, (math.inf, math.inf)
         iterations = restarts = 0
         q0 = start
         problem = self._problem
@@ -516,8 +565,10 @@ class IKSolver:
             q = res.theta if res.converged or res.best_theta is None else res.best_theta
             # the last evaluation's errors when it was at q (no second forward kinematics)
             pos, ori = problem.last_errors if q is problem.last_theta else self.errors(q)
-            score = math.hypot(pos * self.frame.position_weight,
-                               ori * self.frame.orientation_weight)
+            # attempts ranked by their unmet extra tasks, then by the pose
+            score = (0.0 if self._extra is None else self._extra.violation_at(q),
+                     math.hypot(pos * self.frame.position_weight,
+                                ori * self.frame.orientation_weight))
             if score < best_score or best is None:
                 best, best_known, best_score = res, (q, pos, ori), score
             if (res.converged and not problem.stuck) or not self.config.random_restarts \
