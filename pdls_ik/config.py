@@ -1,4 +1,19 @@
-"""Solver configuration: :class:`IKConfig`, one flat table of validated fields, and YAML loading.
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Solver configuration: :class:`IKConfig`, one flat table of validated fields, and YAML loading.
 
 The field names are also the ROS 2 node's parameter names. Each field carries a description, a
 type and a valid range in its dataclass metadata; :data:`PARAMETERS` lists them as
@@ -13,30 +28,30 @@ MoveIt ``kinematics.yaml`` keys are accepted as aliases (:data:`MOVEIT_ALIASES`)
 ``kinematics_solver_search_resolution`` and ``kinematics_solver_attempts`` are ignored.
 """
 import dataclasses
-import math
 from dataclasses import dataclass, field
+import math
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
 
 from pdls_ik.errors import ConfigError
 
 INF = math.inf
-MOVEIT_ALIASES = {"kinematics_solver_timeout": "timeout", "position_only_ik": "position_only",
-                  "epsilon": "position_tolerance"}
-MOVEIT_IGNORED = ("kinematics_solver", "kinematics_solver_search_resolution",
-                  "kinematics_solver_attempts")
-DEFAULT_NODE_NAME = "pdls_ik_node"
+MOVEIT_ALIASES = {'kinematics_solver_timeout': 'timeout', 'position_only_ik': 'position_only',
+                  'epsilon': 'position_tolerance'}
+MOVEIT_IGNORED = ('kinematics_solver', 'kinematics_solver_search_resolution',
+                  'kinematics_solver_attempts')
+DEFAULT_NODE_NAME = 'pdls_ik_node'
 #: values of ``limit_strategy`` (pdls_ik.pdls.options.LIMIT_STRATEGIES, not imported: config
 #: stays free of the solver)
-LIMIT_STRATEGIES = ("clamping", "pgs")
+LIMIT_STRATEGIES = ('clamping', 'pgs')
 #: values of ``backend``: "auto" (numba when importable and the problem is covered), "numpy"
 #: (the reference implementation), "numba" (the compiled kernel of pdls_ik._accel.pdls_pose)
-BACKENDS = ("auto", "numpy", "numba")
+BACKENDS = ('auto', 'numpy', 'numba')
 
 
 def _p(default, description: str, lo=None, hi=None, lo_open=False, hi_open=False):
-    """A config field with its description and valid range [lo, hi] (open ends if flagged)."""
-    meta = {"description": description, "range": (lo, hi), "open": (lo_open, hi_open)}
+    """Declare a config field with its description and valid range [lo, hi] (open ends if set)."""
+    meta = {'description': description, 'range': (lo, hi), 'open': (lo_open, hi_open)}
     if isinstance(default, list):
         return field(default_factory=lambda: list(default), metadata=meta)
     return field(default=default, metadata=meta)
@@ -46,62 +61,65 @@ def _p(default, description: str, lo=None, hi=None, lo_open=False, hi_open=False
 class IKConfig:
     """Every setting of the IK solver, the tracking loop and the trajectories (units in names)."""
 
-    base_link: str = _p("", "Base frame of goals and of the IK chain; empty: the URDF root link.")
-    tip_link: str = _p("", "Link whose pose is controlled (the effector); required by the node.")
-    position_tolerance: float = _p(1e-5, "Position tolerance for success [m].", 0.0, 1.0,
+    base_link: str = _p('', 'Base frame of goals and of the IK chain; empty: the URDF root link.')
+    tip_link: str = _p('', 'Link whose pose is controlled (the effector); required by the node.')
+    position_tolerance: float = _p(1e-5, 'Position tolerance for success [m].', 0.0, 1.0,
                                    lo_open=True)
     orientation_tolerance: float = _p(
-        1e-4, "Orientation tolerance for success [rad]; >= pi ignores orientation.",
+        1e-4, 'Orientation tolerance for success [rad]; >= pi ignores orientation.',
         0.0, 2 * math.pi, lo_open=True)
-    position_only: bool = _p(False, "Solve for the tip position only (orientation free).")
-    timeout: float = _p(0.005, "Time budget of one one-shot solve, restarts included [s].",
+    position_only: bool = _p(False, 'Solve for the tip position only (orientation free).')
+    timeout: float = _p(0.005, 'Time budget of one one-shot solve, restarts included [s].',
                         0.0, 3600.0, lo_open=True)
-    max_iterations: int = _p(100, "Iteration budget of one local solve (before a restart).",
+    max_iterations: int = _p(100, 'Iteration budget of one local solve (before a restart).',
                              1, 100000)
-    max_step: float = _p(1.5, "Largest joint variation norm of one iteration [rad] "
-                              "(theta_diff_max_mag; also sets the automatic damping).",
+    max_step: float = _p(1.5, 'Largest joint variation norm of one iteration [rad] '
+                              '(theta_diff_max_mag; also sets the automatic damping).',
                          0.0, 10.0, lo_open=True)
-    damping: float = _p(-1.0, "Damping lambda of every level; < 0: automatic per level "
-                              "(Baerlocher 2001), >= 0: fixed.", -1.0, 1e3)
-    limit_strategy: str = _p("clamping", "How a step is kept within the joint limits: "
+    damping: float = _p(-1.0, 'Damping lambda of every level; < 0: automatic per level '
+                              '(Baerlocher 2001), >= 0: fixed.', -1.0, 1e3)
+    limit_strategy: str = _p('clamping', 'How a step is kept within the joint limits: '
                                          "'clamping' (limiting loop, strict priorities) or 'pgs' "
-                                         "(box-constrained damped step by projected "
-                                         "Gauss-Seidel).")
-    backend: str = _p("auto", "Implementation of one-shot solves: 'numpy' (the reference), "
+                                         '(box-constrained damped step by projected '
+                                         'Gauss-Seidel).')
+    backend: str = _p('auto', "Implementation of one-shot solves: 'numpy' (the reference), "
                               "'numba' (compiled kernel; plain pose or position-only goals "
                               "without joint locks, limit_strategy 'clamping', numba installed) "
                               "or 'auto' (numba where it applies, else numpy).")
-    pose_priority: int = _p(0, "Priority of the pose task among targets (smaller = higher).",
+    pose_priority: int = _p(0, 'Priority of the pose task among targets (smaller = higher).',
                             0, 100)
-    position_weight: float = _p(1.0, "Weight of the position rows [1/m].", 0.0, 1e6,
+    position_weight: float = _p(1.0, 'Weight of the position rows [1/m].', 0.0, 1e6,
                                 lo_open=True)
-    orientation_weight: float = _p(1.0, "Weight of the orientation rows [1/rad].", 0.0, 1e6,
+    orientation_weight: float = _p(1.0, 'Weight of the orientation rows [1/rad].', 0.0, 1e6,
                                    lo_open=True)
-    posture_enabled: bool = _p(True, "While tracking, pull redundant joints toward the middle "
-                                     "of their limits (lowest priority, in the null space of "
-                                     "the tasks).")
-    posture_weight: float = _p(0.1, "Gain of the posture variation per iteration [1] (tracking: "
-                                    "per cycle, within a quarter of the velocity bound).",
+    posture_enabled: bool = _p(True, 'While tracking, pull redundant joints toward the middle '
+                                     'of their limits (lowest priority, in the null space of '
+                                     'the tasks).')
+    posture_weight: float = _p(0.1, 'Gain of the posture variation per iteration [1] (tracking: '
+                                    'per cycle, within a quarter of the velocity bound).',
                                0.0, 1.0)
-    locked_joints: List[str] = _p([], "Joints held at locked_positions (priority above targets).")
-    locked_positions: List[float] = _p([], "Values of the locked joints [rad or m], same order.")
-    random_seed: int = _p(0, "Seed of the random restarts (reproducible solves).", 0, 2**31 - 1)
-    random_restarts: bool = _p(True, "Restart from random in-limit seeds until the timeout when "
-                                     "a local solve fails (one-shot solves only).")
-    tracking_rate: float = _p(100.0, "Rate of the tracking loop [Hz].", 0.0, 10000.0,
+    locked_joints: List[str] = _p([], 'Joints held at locked_positions (priority above targets).')
+    locked_positions: List[float] = _p([], 'Values of the locked joints [rad or m], same order.')
+    tasks_file: str = _p('', 'YAML file of closures and extra tasks solved with the tip pose '
+                             '(keys: pdls_ik/task_config.py, e.g. config/fourbar_closures.yaml; '
+                             "a relative path is relative to the working directory); '': none.")
+    random_seed: int = _p(0, 'Seed of the random restarts (reproducible solves).', 0, 2**31 - 1)
+    random_restarts: bool = _p(True, 'Restart from random in-limit seeds until the timeout when '
+                                     'a local solve fails (one-shot solves only).')
+    tracking_rate: float = _p(100.0, 'Rate of the tracking loop [Hz].', 0.0, 10000.0,
                               lo_open=True)
-    tracking_max_iterations: int = _p(10, "Iteration budget of one tracking cycle (the "
-                                          "primary bound).", 1, 10000)
-    tracking_timeout: float = _p(0.005, "Time budget of one tracking cycle [s]: a safety net, "
-                                        "checked between iterations once two are done.",
+    tracking_max_iterations: int = _p(10, 'Iteration budget of one tracking cycle (the '
+                                          'primary bound).', 1, 10000)
+    tracking_timeout: float = _p(0.005, 'Time budget of one tracking cycle [s]: a safety net, '
+                                        'checked between iterations once two are done.',
                                  0.0, 10.0, lo_open=True)
-    velocity_scaling: float = _p(1.0, "Fraction of the URDF velocity limits used (0, 1].",
+    velocity_scaling: float = _p(1.0, 'Fraction of the URDF velocity limits used (0, 1].',
                                  0.0, 1.0, lo_open=True)
-    acceleration_scaling: float = _p(1.0, "Fraction of max_acceleration used (0, 1].",
+    acceleration_scaling: float = _p(1.0, 'Fraction of max_acceleration used (0, 1].',
                                      0.0, 1.0, lo_open=True)
-    max_acceleration: float = _p(0.0, "Joint acceleration limit of trajectories [rad/s^2]; "
-                                       "0: none.", 0.0, 1e6)
-    trajectory_horizon: float = _p(0.1, "Minimum duration of a published trajectory [s].",
+    max_acceleration: float = _p(0.0, 'Joint acceleration limit of trajectories [rad/s^2]; '
+                                      '0: none.', 0.0, 1e6)
+    trajectory_horizon: float = _p(0.1, 'Minimum duration of a published trajectory [s].',
                                    0.0, 60.0)
 
     def __post_init__(self):
@@ -109,32 +127,32 @@ class IKConfig:
             object.__setattr__(self, f.name, _check(f, getattr(self, f.name)))
         if len(self.locked_joints) != len(self.locked_positions):
             raise ConfigError(
-                f"locked_positions: {len(self.locked_positions)} values for "
-                f"{len(self.locked_joints)} locked_joints")
+                f'locked_positions: {len(self.locked_positions)} values for '
+                f'{len(self.locked_joints)} locked_joints')
         if self.limit_strategy not in LIMIT_STRATEGIES:
             raise ConfigError(f"parameter 'limit_strategy': expected one of "
                               f"{', '.join(LIMIT_STRATEGIES)}, got {self.limit_strategy!r}")
         if self.backend not in BACKENDS:
             raise ConfigError(f"parameter 'backend': expected one of {', '.join(BACKENDS)}, "
-                              f"got {self.backend!r}")
+                              f'got {self.backend!r}')
         if len(set(self.locked_joints)) != len(self.locked_joints):
-            raise ConfigError("locked_joints: a joint is listed twice")
+            raise ConfigError('locked_joints: a joint is listed twice')
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "IKConfig":
-        """Build a config from a mapping of field names (and MoveIt aliases) to values.
+    def from_dict(cls, data: Mapping[str, Any]) -> 'IKConfig':
+        """
+        Build a config from a mapping of field names (and MoveIt aliases) to values.
 
-        Raises:
-            ConfigError: unknown key, wrong type, value out of range, conflicting alias; the
-                message names the key. Nothing is applied when an error is raised.
+        :raises ConfigError: unknown key, wrong type, value out of range, conflicting alias; the
+            message names the key. Nothing is applied when an error is raised.
         """
         if not isinstance(data, Mapping):
-            raise ConfigError(f"configuration: expected a mapping of parameters, got "
-                              f"{type(data).__name__}")
+            raise ConfigError(f'configuration: expected a mapping of parameters, got '
+                              f'{type(data).__name__}')
         return cls(**_canonical(data))
 
-    def replace(self, **changes: Any) -> "IKConfig":
-        """A copy with ``changes`` applied, validated like :meth:`from_dict` (aliases too)."""
+    def replace(self, **changes: Any) -> 'IKConfig':
+        """Return a copy with ``changes`` applied, checked like :meth:`from_dict` (aliases too)."""
         merged = self.to_dict()
         merged.update(_canonical(changes))
         return type(self)(**merged)
@@ -146,25 +164,29 @@ class IKConfig:
 
 @dataclass(frozen=True)
 class ParameterSpec:
-    """One row of the parameter table: ``type`` is bool, int, float, str, "str[]" or "float[]";
-    ``minimum``/``maximum`` are None for unbounded or non-numeric parameters."""
+    """
+    One row of the parameter table.
+
+    ``type`` is bool, int, float, str, "str[]" or "float[]"; ``minimum``/``maximum`` are None for
+    unbounded or non-numeric parameters.
+    """
 
     name: str
-    type: Union[type, str]
+    type: Union[type, str]  # noqa: A003 (a public field name)
     default: Any
     description: str
     minimum: Optional[float]
     maximum: Optional[float]
 
 
-_LIST_TYPES = {List[str]: "str[]", List[float]: "float[]"}
+_LIST_TYPES = {List[str]: 'str[]', List[float]: 'float[]'}
 
 
 def _spec(f: dataclasses.Field) -> ParameterSpec:
-    lo, hi = f.metadata["range"]
+    lo, hi = f.metadata['range']
     default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
     kind = _LIST_TYPES.get(f.type, f.type)
-    return ParameterSpec(f.name, kind, default, f.metadata["description"], lo, hi)
+    return ParameterSpec(f.name, kind, default, f.metadata['description'], lo, hi)
 
 
 _FIELDS = {f.name: f for f in dataclasses.fields(IKConfig)}
@@ -182,7 +204,7 @@ def _canonical(data: Mapping[str, Any]) -> Dict[str, Any]:
     source: Dict[str, str] = {}
     for key, value in data.items():
         if not isinstance(key, str):
-            raise ConfigError(f"parameter {key!r}: parameter names must be strings")
+            raise ConfigError(f'parameter {key!r}: parameter names must be strings')
         if key in MOVEIT_IGNORED:
             continue
         name = MOVEIT_ALIASES.get(key, key)
@@ -191,13 +213,13 @@ def _canonical(data: Mapping[str, Any]) -> Dict[str, Any]:
                               f"{', '.join(sorted(_FIELDS))})")
         if name in out and out[name] != value:
             raise ConfigError(f"parameter '{key}': conflicts with '{source[name]}' "
-                              f"({value!r} != {out[name]!r})")
+                              f'({value!r} != {out[name]!r})')
         out[name], source[name] = value, key
     return out
 
 
 def _check(f: dataclasses.Field, value: Any) -> Any:
-    """Validated (and normalized: int → float, tuple → list) value of field ``f``."""
+    """Validate (and normalize: int → float, tuple → list) a value of field ``f``."""
     name, kind = f.name, f.type
     if kind is bool:
         if not isinstance(value, bool):
@@ -213,8 +235,8 @@ def _check(f: dataclasses.Field, value: Any) -> Any:
         item = str if kind == List[str] else float
         return [_scalar(name, v, item) for v in value]
     value = _scalar(name, value, kind)
-    lo, hi = f.metadata["range"]
-    lo_open, hi_open = f.metadata["open"]
+    lo, hi = f.metadata['range']
+    lo_open, hi_open = f.metadata['open']
     if ((lo is not None and (value < lo or (lo_open and value == lo)))
             or (hi is not None and (value > hi or (hi_open and value == hi)))):
         raise ConfigError(f"parameter '{name}': {value!r} is outside "
@@ -239,19 +261,19 @@ def _scalar(name: str, value: Any, kind: type) -> Any:
 
 
 def _parameters_of(doc: Any, node_name: str) -> Tuple[Dict[str, Any], bool]:
-    """The parameter mapping of a YAML document and whether it was in ROS 2 file form."""
+    """Return the parameter mapping of a YAML document and whether it was in ROS 2 file form."""
     if not isinstance(doc, Mapping):
-        raise ConfigError("configuration file: expected a mapping at the top level")
+        raise ConfigError('configuration file: expected a mapping at the top level')
     sections = {k: v for k, v in doc.items()
-                if isinstance(v, Mapping) and "ros__parameters" in v}
+                if isinstance(v, Mapping) and 'ros__parameters' in v}
     if not sections:
         return dict(doc), False
     merged: Dict[str, Any] = {}
     # wildcard first, then the node's own section (its values win)
-    for key in sorted(sections, key=lambda k: 0 if str(k) in ("/**", "**") else 1):
-        base = str(key).rstrip("/").split("/")[-1]
-        if str(key) in ("/**", "**") or base == node_name:
-            params = sections[key]["ros__parameters"] or {}
+    for key in sorted(sections, key=lambda k: 0 if str(k) in ('/**', '**') else 1):
+        base = str(key).rstrip('/').split('/')[-1]
+        if str(key) in ('/**', '**') or base == node_name:
+            params = sections[key]['ros__parameters'] or {}
             if not isinstance(params, Mapping):
                 raise ConfigError(f"configuration file: '{key}.ros__parameters' is not a mapping")
             merged.update(params)
@@ -259,16 +281,16 @@ def _parameters_of(doc: Any, node_name: str) -> Tuple[Dict[str, Any], bool]:
 
 
 def load_config(path: Union[str, Path], node_name: str = DEFAULT_NODE_NAME) -> IKConfig:
-    """Read an :class:`IKConfig` from a YAML file.
+    """
+    Read an :class:`IKConfig` from a YAML file.
 
     Accepted forms: a ROS 2 parameter file (``pdls_ik_node: {ros__parameters: {...}}``,
     ``/**: {ros__parameters: {...}}``, namespaced node keys such as ``/arm/pdls_ik_node``; the
     wildcard section applies first, the node's own section overrides it) or a plain mapping of
     parameters. MoveIt kinematics.yaml aliases are accepted.
 
-    Raises:
-        ConfigError: unreadable YAML, or any invalid key or value (naming the key).
-        OSError: the file cannot be read.
+    :raises ConfigError: unreadable YAML, or any invalid key or value (naming the key).
+    :raises OSError: the file cannot be read.
     """
     import yaml
 
@@ -276,11 +298,11 @@ def load_config(path: Union[str, Path], node_name: str = DEFAULT_NODE_NAME) -> I
     try:
         doc = yaml.safe_load(text)
     except yaml.YAMLError as exc:
-        raise ConfigError(f"configuration file {path}: invalid YAML: {exc}") from None
+        raise ConfigError(f'configuration file {path}: invalid YAML: {exc}') from None
     if doc is None:
         return IKConfig()
     params, _ = _parameters_of(doc, node_name)
     try:
         return IKConfig.from_dict(params)
     except ConfigError as exc:
-        raise ConfigError(f"{path}: {exc}") from None
+        raise ConfigError(f'{path}: {exc}') from None
