@@ -25,7 +25,7 @@ from pdls_ik.resources import bundled_urdf, config_file
 from pdls_ik.ros_logic import launch_setup
 from pdls_ik.ros_logic.launch_setup import (as_bool, LaunchSetupError, missing_message,
                                             missing_packages, read_description, required_packages,
-                                            resolve_links)
+                                            resolve_links, tasks_file_parameter)
 import pytest
 
 PANDA = bundled_urdf('panda')
@@ -103,3 +103,17 @@ def test_as_bool(text, value):
 def test_as_bool_rejects_other_text():
     with pytest.raises(LaunchSetupError, match="use_rviz: expected true or false, got 'maybe'"):
         as_bool('maybe', 'use_rviz')
+
+
+def test_tasks_file_argument_checked_and_made_absolute(tmp_path, monkeypatch):
+    assert tasks_file_parameter('') == {}
+    closures = config_file('fourbar_closures.yaml')
+    assert tasks_file_parameter(str(closures)) == {'tasks_file': str(closures.resolve())}
+    monkeypatch.chdir(closures.parent)
+    assert tasks_file_parameter(closures.name) == {'tasks_file': str(closures.resolve())}
+    with pytest.raises(LaunchSetupError, match='tasks_file: file not found: .*nope.yaml'):
+        tasks_file_parameter(str(tmp_path / 'nope.yaml'))
+    bad = tmp_path / 'bad.yaml'
+    bad.write_text('tasks: [{type: com, targt: [0, 0, 0]}]\n')
+    with pytest.raises(LaunchSetupError, match=r'tasks_file: tasks\[0\]\.targt: unknown key'):
+        tasks_file_parameter(str(bad))

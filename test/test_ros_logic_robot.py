@@ -12,11 +12,15 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Robot building for the node: description + config -> linkage with checked links."""
+"""Robot building for the node: description + config (and tasks file) -> checked robot."""
+import math
+
+from conftest import REPO
 import numpy as np
 from pdls_ik.config import IKConfig
 from pdls_ik.errors import ConfigError, LinkError, URDFError
 from pdls_ik.resources import bundled_urdf
+from pdls_ik.ros_logic.parameters import apply_changes
 from pdls_ik.ros_logic.robot import build_robot
 import pytest
 from ros_support import panda_robot
@@ -56,3 +60,59 @@ def test_continuous_joint_default_is_zero():
       <axis xyz="0 0 1"/></joint></robot>"""
     robot = build_robot(urdf, IKConfig(tip_link='w', position_only=True))
     np.testing.assert_array_equal(robot.default_q(), [0.0])
+
+
+CLOSURE_YAML = """pdls_ik_tasks:
+  closures:
+    - {name: loop_B, link_a: rocker, link_b: coupler, frame_a: [0.2, 0, 0],
+       frame_b: [0.25, 0, 0], mode: position, tolerance: 1.0e-12}
+"""
+
+
+def _fourbar_robot(tasks_file):
+    config = IKConfig(tip_link='crank', tasks_file=str(tasks_file))
+    return build_robot(str(REPO / 'urdf' / 'fourbar.urdf'), config)
+
+
+def test_tasks_file_gives_every_solver_the_closure(tmp_path):
+    path = tmp_path / 'closure.yaml'
+    path.write_text(CLOSURE_YAML)
+    robot = _fourbar_robot(path)
+    solver = robot.solver()
+    assert solver.level_names == ['loop_B', 'pose:crank']
+    assert solver.extra_tasks is not robot.solver().extra_tasks  # one task set per solver
+    res = solver.solve(([0, 0, 0], [0, 0, math.sin(0.25), math.cos(0.25)]), timeout=5.0)
+    assert res.success and res.task_errors['loop_B'] < 1e-9
+    assert abs(res.q[0] - 0.5) < 1e-6
+
+
+@pytest.mark.parametrize('text, fragment', [
+    (None, r"parameter 'tasks_file': task config .*missing.yaml.*cannot read"),
+    ('closures: [{link_a: rocker, link_b: coupler, fram_a: [0, 0, 0]}]',
+     r"parameter 'tasks_file'.*closures\[0\]\.fram_a: unknown key"),
+    ('tasks: [{type: frame, link: crank, position: [0, 0, 0], priority: high}]',
+     r"parameter 'tasks_file'.*tasks\[0\].*priority"),
+    ('closures: [{link_a: rocker, link_b: no_such_link}]',
+     r"parameter 'tasks_file'.*closures\[0\].*no_such_link"),
+    ('floating_base: true', r"parameter 'tasks_file'.*floating_base"),
+    ('closures: [', r"parameter 'tasks_file'.*invalid YAML"),
+])
+def test_bad_tasks_file_is_a_config_error_naming_the_key(tmp_path, text, fragment):
+    path = tmp_path / 'missing.yaml'
+    if text is not None:
+        path = tmp_path / 'tasks.yaml'
+        path.write_text(text)
+    with pytest.raises(ConfigError, match=fragment):
+        _fourbar_robot(path)
+
+
+def test_runtime_tasks_file_change_refused_whole(tmp_path):
+    """A bad tasks_file change: the config is valid, the robot build refuses it (node rule)."""
+    good = tmp_path / 'closure.yaml'
+    good.write_text(CLOSURE_YAML)
+    robot = _fourbar_robot(good)
+    config, reason = apply_changes(robot.config, {'tasks_file': str(tmp_path / 'gone.yaml')})
+    assert reason == '' and config.tasks_file.endswith('gone.yaml')
+    with pytest.raises(ConfigError, match='tasks_file'):
+        build_robot(robot.description, config)
+    assert robot.solver().level_names == ['loop_B', 'pose:crank']     # previous robot intact

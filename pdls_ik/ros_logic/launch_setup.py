@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 import shutil
 import subprocess
-from typing import Callable, Iterable, List, Optional
+from typing import Callable, Dict, Iterable, List, Optional
 
 from pdls_ik.errors import PDLSIKError
 
@@ -63,6 +63,30 @@ def read_description(path: str) -> str:
         last = (done.stderr.strip().splitlines() or ['no message'])[-1]
         raise LaunchSetupError(f'urdf: xacro failed on {file}: {last}')
     return done.stdout
+
+
+def tasks_file_parameter(path: str) -> Dict[str, str]:
+    """
+    Node parameters of the ``tasks_file`` launch argument: {} when empty, else its absolute path.
+
+    The file's structure and keys are checked here (:func:`pdls_ik.task_config.load_task_config`;
+    links and joints are checked by the node against the robot).
+
+    :raises LaunchSetupError: missing file, invalid YAML or a bad key (named).
+    """
+    if not path:
+        return {}
+    from pdls_ik.errors import ConfigError
+    from pdls_ik.task_config import load_task_config
+
+    file = Path(path).expanduser().resolve()
+    if not file.is_file():
+        raise LaunchSetupError(f'tasks_file: file not found: {file}')
+    try:
+        load_task_config(file)
+    except ConfigError as exc:
+        raise LaunchSetupError(f'tasks_file: {exc}') from None
+    return {'tasks_file': str(file)}
 
 
 @dataclass(frozen=True)

@@ -15,9 +15,10 @@
 """
 A robot ready to solve: linkage, base and tip links, config, and solver factory.
 
-Built in one step from a robot description and an :class:`~pdls_ik.config.IKConfig`; the node
-swaps a whole :class:`Robot` when the description or a parameter changes, so that a failing
-change leaves the previous robot in service (never half-applied).
+Built in one step from a robot description and an :class:`~pdls_ik.config.IKConfig` (with the
+closures and extra tasks of its ``tasks_file``, :mod:`pdls_ik.task_config`); the node swaps a
+whole :class:`Robot` when the description or a parameter changes, so that a failing change
+leaves the previous robot in service (never half-applied).
 """
 from __future__ import annotations
 
@@ -27,18 +28,25 @@ from typing import Optional
 import numpy as np
 from numpy.typing import NDArray
 from pdls_ik.config import IKConfig
-from pdls_ik.errors import ConfigError, URDFError
+from pdls_ik.errors import ConfigError, InputError, URDFError
+from pdls_ik.task_config import load_task_config, TaskConfig
 
 
 @dataclass(frozen=True)
 class Robot:
-    """Linkage + config; ``base_link`` and ``tip_link`` resolved and checked against the model."""
+    """
+    Linkage + config; ``base_link`` and ``tip_link`` resolved and checked against the model.
+
+    :ivar tasks: the closures and extra tasks of ``config.tasks_file`` (None without one),
+        given to every solver.
+    """
 
     linkage: object
     config: IKConfig
     base_link: str
     tip_link: str
     description: str
+    tasks: Optional[TaskConfig] = None
 
     @property
     def joint_names(self):
@@ -55,7 +63,7 @@ class Robot:
         """
         from pdls_ik.ik import IKSolver
         return IKSolver(self.linkage, tip_link or self.tip_link, self.base_link,
-                        config=self.config)
+                        config=self.config, extra_tasks=self.tasks)
 
     def default_q(self) -> NDArray[np.float64]:
         """(n,) middle of the joint limits (0 for continuous joints): the seed without state."""
@@ -68,10 +76,16 @@ class Robot:
 
 def build_robot(description: str, config: IKConfig) -> Robot:
     """
-    Load ``description`` (URDF XML text, or a path) and checks the config's links against it.
+    Load ``description`` (URDF XML text, or a path) and check the config against it.
+
+    The links, and the ``tasks_file`` (read and built into a solver of the tip, so that every
+    link, joint and key it names is checked here, not at the first goal).
 
     :raises URDFError: the description does not load (also: a path that cannot be read).
-    :raises LinkError: unknown base or tip link.  ConfigError: ``tip_link`` is empty.
+    :raises LinkError: unknown base or tip link.
+    :raises ConfigError: ``tip_link`` is empty; the ``tasks_file`` cannot be read, or has a bad
+        key or entry (the message names the parameter, the file and the key, e.g.
+        ``tasks[0].link``).
     """
     from pdls_ik.model import load_urdf
 
@@ -85,4 +99,15 @@ def build_robot(description: str, config: IKConfig) -> Robot:
     base = config.base_link or linkage.root_link
     linkage.link_index(base)
     linkage.link_index(config.tip_link)
-    return Robot(linkage, config, base, config.tip_link, description)
+    if not config.tasks_file:
+        return Robot(linkage, config, base, config.tip_link, description)
+    try:
+        tasks = load_task_config(config.tasks_file)
+    except ConfigError as exc:
+        raise ConfigError(f"parameter 'tasks_file': {exc}") from None
+    robot = Robot(linkage, config, base, config.tip_link, description, tasks)
+    try:
+        robot.solver()
+    except (ConfigError, InputError) as exc:
+        raise ConfigError(f"parameter 'tasks_file' ({config.tasks_file}): {exc}") from None
+    return robot
