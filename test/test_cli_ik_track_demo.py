@@ -18,7 +18,9 @@ Tests of the ``pdls-ik ik``, ``track`` and ``demo`` subcommands.
 Exit codes, one-line errors without tracebacks, and the demo's bag read back with rosbags.
 """
 import json
+import math
 
+from conftest import REPO
 import numpy as np
 from pdls_ik.cli import main
 import pytest
@@ -142,3 +144,50 @@ def test_demo_writes_bag_that_reads_back(capsys, tmp_path):
 def test_demo_bad_arguments(capsys):
     code, _, err = _run(capsys, 'demo', '--duration', '-1', '--no-progress')
     assert code == 2 and '--duration' in err
+
+
+def _closure_file(tmp_path):
+    path = tmp_path / 'closure.yaml'
+    path.write_text('closures: [{name: loop_B, link_a: rocker, link_b: coupler, '
+                    'frame_a: [0.2, 0, 0], frame_b: [0.25, 0, 0], mode: position}]\n')
+    return path
+
+
+def test_ik_with_tasks_file_closes_the_loop(capsys, tmp_path):
+    """--tasks: the four-bar's crank at 0.8 rad; the passive joints close the loop."""
+    urdf = str(REPO / 'urdf' / 'fourbar.urdf')
+    half = 0.4
+    code, out, _ = _run(capsys, 'ik', urdf, '--tip', 'crank', '--pose', '0', '0', '0', '0', '0',
+                        str(math.sin(half)), str(math.cos(half)), '--timeout', '5', '--json',
+                        '--tasks', str(_closure_file(tmp_path)))
+    data = json.loads(out)
+    assert code == 0 and data['success'] is True
+    assert [level['name'] for level in data['levels']] == ['loop_B', 'pose:crank']
+    assert data['task_errors']['loop_B'] < 1e-9
+    assert abs(data['q']['crank_joint'] - 0.8) < 1e-6
+    code, out, _ = _run(capsys, 'ik', urdf, '--tip', 'crank', '--pose', '0', '0', '0', '0', '0',
+                        str(math.sin(half)), str(math.cos(half)), '--timeout', '5')
+    assert code == 0 and 'loop_B' not in out          # without --tasks: no closure
+
+
+def test_tasks_file_errors_exit_2_naming_the_key(capsys, tmp_path):
+    bad = tmp_path / 'bad.yaml'
+    bad.write_text('closures: [{link_a: rocker, link_b: nowhere}]\n')
+    code, _, err = _run(capsys, 'ik', str(REPO / 'urdf' / 'fourbar.urdf'), '--tip', 'crank',
+                        '--pose', '0', '0', '0', '0', '0', '0', '1', '--tasks', str(bad))
+    assert code == 2 and 'closures[0]' in err and 'nowhere' in err
+    code, _, err = _run(capsys, 'demo', '--tasks', str(tmp_path / 'none.yaml'),
+                        '--out', str(tmp_path))
+    assert code == 2 and 'none.yaml' in err
+
+
+def test_track_with_tasks_file(capsys, tmp_path):
+    goals = tmp_path / 'goals.csv'
+    goals.write_text('t,x,y,z,qx,qy,qz,qw\n'
+                     f'0,0,0,0,0,0,{math.sin(0.1)},{math.cos(0.1)}\n'
+                     f'0.2,0,0,0,0,0,{math.sin(0.3)},{math.cos(0.3)}\n')
+    code, out, _ = _run(capsys, 'track', str(REPO / 'urdf' / 'fourbar.urdf'), '--tip', 'crank',
+                        '--goals', str(goals), '--tasks', str(_closure_file(tmp_path)),
+                        '--out', str(tmp_path / 'out'), '--no-progress', '--settle', '1.0')
+    assert code == 0 and 'goals: 2 used, 0 skipped' in out
+    assert (tmp_path / 'out' / 'track.mcap' / 'metadata.yaml').is_file()

@@ -23,10 +23,11 @@ from pdls_ik.errors import ConfigError
 from pdls_ik.ik import IKSolver
 from pdls_ik.model import load_urdf
 from pdls_ik.resources import BUNDLED_ROBOTS, urdf_path
+from pdls_ik.task_config import load_task_config
 
 
 def add_robot_arguments(parser: argparse.ArgumentParser, urdf_positional: bool = True) -> None:
-    """URDF (positional or --urdf), --tip, --base, --config."""
+    """URDF (positional or --urdf), --tip, --base, --config, --tasks."""
     if urdf_positional:
         parser.add_argument('urdf', help='URDF file or bundled robot name '
                                          f"({', '.join(BUNDLED_ROBOTS)})")
@@ -34,17 +35,28 @@ def add_robot_arguments(parser: argparse.ArgumentParser, urdf_positional: bool =
                                       'else tip_link of the config)')
     parser.add_argument('--base', help='frame of the goals (default: the URDF root link)')
     parser.add_argument('--config', help='YAML parameter file (default: built-in defaults)')
+    parser.add_argument('--tasks', metavar='FILE',
+                        help='YAML of closures and extra tasks solved with the tip pose '
+                             '(keys: pdls_ik/task_config.py; default: tasks_file of the config)')
 
 
 def make_solver(urdf: str, tip: Optional[str], base: Optional[str],
-                config_path: Optional[str], **overrides) -> IKSolver:
-    """Load the robot and build an :class:`IKSolver`; errors name the bad input."""
+                config_path: Optional[str], tasks_path: Optional[str] = None,
+                **overrides) -> IKSolver:
+    """
+    Load the robot and build an :class:`IKSolver`; errors name the bad input.
+
+    ``tasks_path`` (``--tasks``; default: the config's ``tasks_file``) adds the closures and
+    extra tasks of a :mod:`pdls_ik.task_config` YAML file to the solver.
+    """
     robot = load_urdf(urdf_path(urdf))
     config = load_config(config_path) if config_path else IKConfig()
+    tasks_path = tasks_path or config.tasks_file
+    tasks = load_task_config(tasks_path) if tasks_path else None
     if not tip:
         key = str(urdf)[:-5] if str(urdf).endswith('.urdf') else str(urdf)
         tip = config.tip_link or (BUNDLED_ROBOTS[key][1] if key in BUNDLED_ROBOTS else '')
     if not tip:
         raise ConfigError("parameter 'tip_link': give --tip LINK (no default for this robot)")
     overrides = {k: v for k, v in overrides.items() if v is not None}
-    return IKSolver(robot, tip, base or None, config=config, **overrides)
+    return IKSolver(robot, tip, base or None, config=config, extra_tasks=tasks, **overrides)

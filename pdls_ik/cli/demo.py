@@ -59,13 +59,13 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f'--duration: {args.duration} must be in (0, 3600] seconds')
     if not 0.0 < args.rate <= 10000.0:
         raise InputError(f'--rate: {args.rate} must be in (0, 10000] Hz')
-    solver = make_solver(args.urdf, args.tip, args.base, args.config,
+    solver = make_solver(args.urdf, args.tip, args.base, args.config, args.tasks,
                          tracking_rate=args.rate)
     dof = solver.chain_variables.size
     if dof < 6 and not solver.config.position_only:
         print(f'note: {dof} joints from {solver.base_link} to {solver.tip_link} cannot follow '
               f'a full pose path; tracking the position only (position_only: true)')
-        solver = make_solver(args.urdf, args.tip, args.base, args.config,
+        solver = make_solver(args.urdf, args.tip, args.base, args.config, args.tasks,
                              tracking_rate=args.rate, position_only=True)
     robot_name = Path(str(args.urdf)).stem if not Path(str(args.urdf)).is_file() else None
     path, home = default_path(solver.linkage, solver.tip_link, solver.base_link,

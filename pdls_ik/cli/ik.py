@@ -54,11 +54,12 @@ def result_dict(res) -> dict:
             'iterations': res.iterations, 'restarts': res.restarts,
             'solve_time': res.solve_time, 'notes': res.notes,
             'levels': [{'name': n, 'residual': r} for n, r in
-                       zip(res.level_names, res.residual_norms)]}
+                       zip(res.level_names, res.residual_norms)],
+            'task_errors': dict(res.task_errors)}
 
 
 def run(args: argparse.Namespace) -> int:
-    solver = make_solver(args.urdf, args.tip, args.base, args.config,
+    solver = make_solver(args.urdf, args.tip, args.base, args.config, args.tasks,
                          position_only=args.position_only)
     if args.timeout is not None and not args.timeout > 0:
         raise InputError(f'--timeout: {args.timeout} must be > 0 seconds')
@@ -75,6 +76,8 @@ def run(args: argparse.Namespace) -> int:
             print(f'  {name:<{width}}  {value: .6f}')
         print(f'position error:    {res.position_error:.3g} m')
         print(f'orientation error: {res.orientation_error:.3g} rad')
+        for name, error in res.task_errors.items():
+            print(f'task {name} error: {error:.3g}')
         for note in res.notes:
             print(f'note: {note}')
     return 0 if res.success else 1

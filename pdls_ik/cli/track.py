@@ -135,7 +135,8 @@ def read_goals(path: Path) -> Tuple[List[Goal], List[str]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    solver = make_solver(args.urdf, args.tip, args.base, args.config, tracking_rate=args.rate)
+    solver = make_solver(args.urdf, args.tip, args.base, args.config, args.tasks,
+                         tracking_rate=args.rate)
     if not 0.0 < args.rate <= 10000.0:
         raise InputError(f'--rate: {args.rate} must be in (0, 10000] Hz')
     goals, skipped = read_goals(Path(args.goals))
