@@ -357,9 +357,10 @@ class IKSolver:
             tasks.extend(extra)
             moved = moved_variables(extra, self.lower, self.upper)
             moved[self.chain_variables] = True
-            moved[[linkage.joint_index(j) for j in fixed]] = False
+            fixed_idx = [linkage.joint_index(j) for j in fixed]
+            moved[fixed_idx] = False
             free |= moved
-            free[[linkage.joint_index(j) for j in fixed]] = False
+            free[fixed_idx] = False
             self._sample_variables = np.flatnonzero(moved)
         self.free = free
         stack = LevelStack(tasks, n)

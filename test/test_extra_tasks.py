@@ -192,3 +192,14 @@ def test_moved_variables_of_a_closure_and_a_bound(fourbar, panda):
     # its height (a plane z >= 0.1) is not moved by joint 1 either (a vertical axis)
     plane = PositionBoundTask(panda, 'panda_link4', normal=(0, 0, 1), offset=0.1)
     assert moved_variables([plane], lower, upper).tolist() == [False, True, True] + [False] * 5
+
+
+def test_fixed_joints_of_a_task_config_are_not_moved(fourbar):
+    """fixed_joints: the rocker joint stays put; the closure then pins the crank (1 DOF loop)."""
+    config = TaskConfig.from_dict({'fixed_joints': ['rocker_joint'], 'closures': [{
+        'link_a': 'rocker', 'link_b': 'coupler', 'frame_a': [0.2, 0, 0],
+        'frame_b': [0.25, 0, 0], 'mode': 'position'}]})
+    solver = IKSolver(fourbar, 'crank', 'base_link', extra_tasks=config)
+    assert solver.free.tolist() == [True, True, False]
+    res = solver.solve(_crank_goal(1.0), seed=[1.0, 0.0, 0.3], timeout=0.05)
+    assert abs(res.q[2] - 0.3) < 1e-12 and not res.success     # wrapped only
