@@ -1,4 +1,19 @@
-"""IK facade: :class:`IKSolver` builds PDLS levels from tasks; one-shot solves and tracking.
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+IK facade: :class:`IKSolver` builds PDLS levels from tasks; one-shot solves and tracking.
 
 One-shot (:meth:`IKSolver.solve`): a local PDLS solve from the seed; when it fails, fresh random
 in-limit seeds until the timeout (random restarts, as TRAC-IK does; Beeson & Ames 2015), drawn
@@ -13,21 +28,20 @@ and the tolerances, never from the solver's own status alone.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 import math
 import time
-from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 from numpy.typing import NDArray
-
 from pdls_ik import pdls
 from pdls_ik._accel import available as numba_available
 from pdls_ik.config import IKConfig
 from pdls_ik.errors import ConfigError, InputError, JointError, LinkError
 from pdls_ik.extra_tasks import ExtraTasks, moved_variables, resolve_tasks
 from pdls_ik.levels import LevelStack
-from pdls_ik.tasks import FrameTask, JointLockTask, PostureTask, middle_of_limits
+from pdls_ik.tasks import FrameTask, JointLockTask, middle_of_limits, PostureTask
 from pdls_ik.trajectory import wrap_angle
 
 Array = NDArray[np.float64]
@@ -52,27 +66,27 @@ TRACK_POSTURE_SHARE = 0.25
 
 @dataclass
 class IKResult:
-    """Outcome of one IK solve or tracking cycle.
+    """
+    Outcome of one IK solve or tracking cycle.
 
-    Attributes:
-        q: (n,) joint positions in ``joint_names`` order [rad, m], within limits, continuous
-            joints wrapped into [-π, π). On failure: the best configuration found.
-        joint_names: the linkage's joint names.
-        success: the forward kinematics of ``q`` meets the goal within both tolerances (and
-            locked joints are held).
-        status: "converged" on success, else the PDLS status of the best attempt
-            ("stalled", "max_iterations", "max_time", "diverged"), or "not_converged" when
-            the PDLS converged short of the goal (a tracking cycle that reached the waypoint
-            its velocity box allows, see :meth:`IKSolver.track`).
-        iterations: PDLS iterations over all attempts; restarts: random restarts used.
-        position_error [m], orientation_error [rad]: masked errors of ``q`` (orientation 0 when
-            orientation is free).
-        solve_time [s]; notes: repairs of the input (normalized quaternion, clamped seed...).
-        level_names, residual_norms, lambdas, ranks, min_singular_values: per PDLS level, from
-            the final iteration of the returned attempt.
-        clamped_joints: names of joints at a position limit in ``q``.
-        task_errors: extra task name -> its unweighted error at ``q`` (m, rad or the task's
-            unit; :func:`pdls_ik.task_solver.task_error`); empty without extra tasks.
+    :ivar q: (n,) joint positions in ``joint_names`` order [rad, m], within limits, continuous
+        joints wrapped into [-π, π). On failure: the best configuration found.
+    :ivar joint_names: the linkage's joint names.
+    :ivar success: the forward kinematics of ``q`` meets the goal within both tolerances (and
+        locked joints are held).
+    :ivar status: "converged" on success, else the PDLS status of the best attempt
+        ("stalled", "max_iterations", "max_time", "diverged"), or "not_converged" when
+        the PDLS converged short of the goal (a tracking cycle that reached the waypoint
+        its velocity box allows, see :meth:`IKSolver.track`).
+    :ivar iterations: PDLS iterations over all attempts; restarts: random restarts used.
+    :ivar position_error [m], orientation_error [rad]: masked errors of ``q`` (orientation 0 when
+        orientation is free).
+    :ivar solve_time [s]; notes: repairs of the input (normalized quaternion, clamped seed...).
+    :ivar level_names, residual_norms, lambdas, ranks, min_singular_values: per PDLS level, from
+        the final iteration of the returned attempt.
+    :ivar clamped_joints: names of joints at a position limit in ``q``.
+    :ivar task_errors: extra task name -> its unweighted error at ``q`` (m, rad or the task's
+        unit; :func:`pdls_ik.task_solver.task_error`); empty without extra tasks.
     """
 
     q: Array
@@ -125,10 +139,13 @@ class _Problem:
         self.window, self.ratio, self.history, self.stuck = window, ratio, [], False
 
     def converged(self, theta: Array, levels) -> bool:
-        """True when the pose is within tolerance, locks are held and the extra tasks are met;
-        also True (with ``self.stuck`` set) when the monitor sees the pose residual (plus the
-        unmet extra tasks' weighted errors) decrease by less than the factor ``ratio`` over
-        ``window`` iterations, so that a restart happens early."""
+        """
+        Tell whether the pose is within tolerance, locks are held and the extra tasks are met.
+
+        Also True (with ``self.stuck`` set) when the monitor sees the pose residual (plus the unmet
+        extra tasks' weighted errors) decrease by less than the factor ``ratio`` over ``window``
+        iterations, so that a restart happens early.
+        """
         e = levels[self.frame_level].residual[self.frame_rows]
         pos, ori = self.frame.errors_from_residual(e)
         self.last_theta, self.last_errors = theta, (pos, ori)
@@ -155,7 +172,8 @@ class _Problem:
 
 
 class _TrackProblem(_Problem):
-    """The PDLS problem of one tracking cycle (see :meth:`IKSolver.track`).
+    """
+    The PDLS problem of one tracking cycle (see :meth:`IKSolver.track`).
 
     * The posture variation is applied in the first iteration of the cycle only, each
       component clipped to ``TRACK_POSTURE_SHARE`` of the joint's velocity bound: one bounded
@@ -185,16 +203,22 @@ class _TrackProblem(_Problem):
         self.begin(np.zeros(continuous.size), math.inf)
 
     def begin(self, reach: Array, deadline: float) -> None:
-        """Start a cycle: per-joint velocity bound reach (n,) (inf: none), deadline
-        (``time.perf_counter`` seconds)."""
+        """
+        Start a cycle.
+
+        :param reach: per-joint velocity bound (n,) of the cycle (inf: none).
+        :param deadline: end of the cycle (``time.perf_counter`` seconds).
+        """
         self.posture_bound = TRACK_POSTURE_SHARE * reach
         self.deadline, self.passes, self.timed_out = deadline, 0, False
         self.shift, self.pinned, self._start = None, False, None
 
     def aim(self, q: Array, lower: Array, upper: Array, lo: Array, up: Array, free: Array,
-            undamped: "pdls.PDLSOptions", boxed: "pdls.PDLSOptions") -> Tuple[Array, Array]:
-        """Choose the target of the cycle from q (n,): the goal, or a pose within reach;
-        returns the cycle's bounds (n,), (n,): [lo, up], or narrower (see below).
+            undamped: 'pdls.PDLSOptions', boxed: 'pdls.PDLSOptions') -> Tuple[Array, Array]:
+        """
+        Choose the target of the cycle from q (n,): the goal, or a pose within reach.
+
+        Returns the cycle's bounds (n,), (n,): [lo, up], or narrower (see below).
 
         The undamped PDLS step from q within the joint limits [lower, upper] (``undamped``)
         tells whether the goal is within this cycle's box [lo, up] to first order; if so the
@@ -228,8 +252,8 @@ class _TrackProblem(_Problem):
         self.pinned = not np.any(free & (lo < up))
         return lo, up
 
-    def _shifted(self, levels: List["pdls.Level"]) -> List["pdls.Level"]:
-        """The levels with the frame residual of the intermediate target (see :meth:`aim`)."""
+    def _shifted(self, levels: List['pdls.Level']) -> List['pdls.Level']:
+        """Return the levels with the frame residual of the intermediate target (:meth:`aim`)."""
         if self.shift is None:
             return levels
         level = levels[self.frame_level]
@@ -240,7 +264,7 @@ class _TrackProblem(_Problem):
                                               level.tolerance, level.name)
         return levels
 
-    def _cycle_levels(self, theta: Array) -> List["pdls.Level"]:
+    def _cycle_levels(self, theta: Array) -> List['pdls.Level']:
         start, self._start = self._start, None
         if start is not None and np.array_equal(theta, start[0]):
             return self._shifted(start[1])
@@ -273,28 +297,28 @@ def _box_share(d: Array, q: Array, lo: Array, up: Array) -> float:
 
 
 class IKSolver:
-    """Inverse kinematics of one tip link relative to a base link, by PDLS.
+    """
+    Inverse kinematics of one tip link relative to a base link, by PDLS.
 
-    Args:
-        linkage: the robot model (:func:`pdls_ik.model.load_urdf`).
-        tip_link: controlled link; default ``config.tip_link``.
-        base_link: frame of the goals; default ``config.base_link``, else the linkage's base.
-        config: :class:`IKConfig`; ``**options`` override its fields (validated).
-        extra_tasks: closures, CoM, bounds, look-at, relative-frame, limit-avoidance... tasks
-            solved with the tip pose: a sequence of :class:`~pdls_ik.tasks.Task` or a
-            :class:`~pdls_ik.task_config.TaskConfig` (built on ``linkage``; its
-            ``fixed_joints`` are not moved). Success then also needs every required extra task
-            within its own tolerance (:func:`pdls_ik.task_solver.task_error`); the joints they
-            move are freed and sampled by the random restarts (e.g. the passive joints of a
-            closed chain); the one-shot solves run on the NumPy backend.
+    :param linkage: the robot model (:func:`pdls_ik.model.load_urdf`).
+    :param tip_link: controlled link; default ``config.tip_link``.
+    :param base_link: frame of the goals; default ``config.base_link``, else the linkage's base.
+    :param config: :class:`IKConfig`; ``**options`` override its fields (validated).
+    :param extra_tasks: closures, CoM, bounds, look-at, relative-frame, limit-avoidance... tasks
+        solved with the tip pose: a sequence of :class:`~pdls_ik.tasks.Task` or a
+        :class:`~pdls_ik.task_config.TaskConfig` (built on ``linkage``; its
+        ``fixed_joints`` are not moved). Success then also needs every required extra task
+        within its own tolerance (:func:`pdls_ik.task_solver.task_error`); the joints they
+        move are freed and sampled by the random restarts (e.g. the passive joints of a
+        closed chain); the one-shot solves run on the NumPy backend.
 
     Levels (seed 001): closure invariants (if any) > joint locks (if any) > targets by priority
     (the pose task at ``pose_priority``) > posture (null space of all). Joint limits are hard
     bounds in every iteration.
 
-    Raises:
-        ConfigError: bad option.  LinkError: unknown tip or base link, or no movable joint
-            between them.  JointError: a floating/planar joint on the path, a bad lock.
+    :raises ConfigError: bad option.
+    :raises LinkError: unknown tip or base link, or no movable joint between them.
+    :raises JointError: a floating/planar joint on the path, a bad lock.
     """
 
     def __init__(self, linkage, tip_link: Optional[str] = None, base_link: Optional[str] = None,
@@ -304,7 +328,7 @@ class IKSolver:
             cfg = cfg.replace(**options)
         tip = tip_link or cfg.tip_link
         if not tip:
-            raise LinkError("", "no tip link given (tip_link)")
+            raise LinkError('', 'no tip link given (tip_link)')
         base = base_link or cfg.base_link or linkage.base_link
         linkage.link_index(base)
         linkage.link_index(tip)
@@ -314,7 +338,7 @@ class IKSolver:
         n = self.n = linkage.n
         chain = linkage.chain(tip, base)
         if chain.passive:
-            raise JointError(chain.passive[0], f"floating or planar joint on the path from "
+            raise JointError(chain.passive[0], f'floating or planar joint on the path from '
                                                f"'{base}' to '{tip}' is not supported by IK")
         self.chain_variables = np.flatnonzero(np.any(chain.select != 0.0, axis=0))
         if self.chain_variables.size == 0:
@@ -336,7 +360,7 @@ class IKSolver:
                                orientation_weight=cfg.orientation_weight,
                                position_tolerance=cfg.position_tolerance,
                                orientation_tolerance=cfg.orientation_tolerance,
-                               priority=cfg.pose_priority, name=f"pose:{tip}")
+                               priority=cfg.pose_priority, name=f'pose:{tip}')
         tasks = [self.frame]
         self.locks = None
         free = np.zeros(n, dtype=bool)
@@ -387,11 +411,11 @@ class IKSolver:
         self._seeds = np.empty((0, self._sample_variables.size))
         self._kernel = None
         reason = self._numba_unsupported(cfg)
-        if cfg.backend == "numba" and reason:
+        if cfg.backend == 'numba' and reason:
             raise ConfigError(f"parameter 'backend': 'numba' cannot solve this problem: {reason}")
         #: the implementation of one-shot solves: "numpy" or "numba" (see ``config.backend``)
-        self.backend = "numpy" if cfg.backend == "numpy" or reason else "numba"
-        if self.backend == "numba":
+        self.backend = 'numpy' if cfg.backend == 'numpy' or reason else 'numba'
+        if self.backend == 'numba':
             from pdls_ik._accel.pdls_pose import PoseKernel
             self._kernel = PoseKernel(linkage, tip, base, self.chain_variables,
                                       free_orientation, cfg,
@@ -400,40 +424,40 @@ class IKSolver:
     def _numba_unsupported(self, cfg: IKConfig) -> str:
         """Why the compiled kernel cannot solve this solver's one-shot problem ("" if it can)."""
         if not numba_available():
-            return "numba is not installed (pip install numba)"
+            return 'numba is not installed (pip install numba)'
         if self._extra is not None:
-            return "extra tasks (closures, CoM, bounds...) are solved by the NumPy code only"
+            return 'extra tasks (closures, CoM, bounds...) are solved by the NumPy code only'
         if self.locks is not None:
-            return "joint locks make a second priority level"
-        if cfg.limit_strategy != "clamping":
+            return 'joint locks make a second priority level'
+        if cfg.limit_strategy != 'clamping':
             return f"limit_strategy '{cfg.limit_strategy}' (the kernel runs the limiting loop)"
         chain = self.linkage.chain(self.tip_link, self.base_link)
         if not chain.base_is_lca and chain.base_motions is not None:
             return (f"the path from '{self.base_link}' to '{self.tip_link}' crosses moving joints "
-                    "upward")
-        return ""
+                    'upward')
+        return ''
 
     # ------------------------------------------------------------------ helpers
     def _check_q(self, q, label: str, notes: List[str]) -> Array:
-        """q (n,) finite, clamped into limits (noted), continuous joints wrapped."""
+        """Return q (n,) finite, clamped into limits (noted), continuous joints wrapped."""
         try:
             arr = np.array(q, dtype=float).reshape(-1)
         except (TypeError, ValueError):
-            raise InputError(f"{label}: expected {self.n} numbers") from None
+            raise InputError(f'{label}: expected {self.n} numbers') from None
         if arr.shape != (self.n,):
-            raise InputError(f"{label}: expected {self.n} joint values "
+            raise InputError(f'{label}: expected {self.n} joint values '
                              f"({', '.join(self.joint_names)}), got {arr.size}")
         if not math.isfinite(float(arr.sum())):     # one test on the fast path
             bad = np.flatnonzero(~np.isfinite(arr))
             if bad.size:
                 raise InputError(f"{label}: value for joint '{self.joint_names[bad[0]]}' is "
-                                 f"{arr[bad[0]]}, not a finite number")
+                                 f'{arr[bad[0]]}, not a finite number')
         if self._any_continuous:
             arr[self.continuous] = wrap_angle(arr[self.continuous])
         if (arr < self.lower).any() or (arr > self.upper).any():
             outside = np.flatnonzero((arr < self.lower) | (arr > self.upper))
-            names = ", ".join(self.joint_names[i] for i in outside)
-            notes.append(f"{label} clamped into joint limits ({names})")
+            names = ', '.join(self.joint_names[i] for i in outside)
+            notes.append(f'{label} clamped into joint limits ({names})')
             arr = np.clip(arr, self.lower, self.upper)
         return arr
 
@@ -442,10 +466,13 @@ class IKSolver:
         notes.extend(self.frame.notes)
 
     def _restart_seeds(self, count: int) -> Array:
-        """The first ``count`` (at least) random restart seeds (k, sampled variables: the
-        chain's and those the extra tasks move), uniform within the limits (±π where a limit is
-        infinite), drawn from a generator seeded with ``config.random_seed``: the same table for
-        every solve and both backends."""
+        """
+        Return the first ``count`` (at least) random restart seeds (k, sampled variables).
+
+        The sampled variables are the chain's and those the extra tasks move; uniform within the
+        limits (±π where a limit is infinite), drawn from a generator seeded with
+        ``config.random_seed``: the same table for every solve and both backends.
+        """
         count = min(count, MAX_SEEDS)
         if self._seeds.shape[0] < count:
             idx = self._sample_variables
@@ -455,16 +482,22 @@ class IKSolver:
         return self._seeds
 
     def _random_seed(self, k: int, base: Array) -> Array:
-        """Restart seed k: ``base`` with its sampled variables from row k of the seed table
-        (modulo MAX_SEEDS)."""
+        """
+        Restart seed k.
+
+        ``base`` with its sampled variables from row k of the seed table (modulo MAX_SEEDS).
+        """
         k %= MAX_SEEDS
         q = base.copy()
         q[self._sample_variables] = self._restart_seeds(k + 1)[k]
         return q
 
     def errors(self, q: Array):
-        """Masked (position [m], orientation [rad]) errors of q (n,) against the current goal,
-        from the forward kinematics."""
+        """
+        Return the masked (position [m], orientation [rad]) errors of q (n,) against the goal.
+
+        Computed by forward kinematics.
+        """
         return self.frame.errors(self.linkage.forward_kinematics(q, self.tip_link,
                                                                  self.base_link))
 
@@ -474,11 +507,14 @@ class IKSolver:
             return self._kernel.errors(q, self.frame)
         return self.errors(q)
 
-    def _finish(self, res: "pdls.PDLSResult", q: Array, iterations: int, restarts: int,
+    def _finish(self, res: 'pdls.PDLSResult', q: Array, iterations: int, restarts: int,
                 t0: float, notes: List[str], known: Optional[Tuple] = None) -> IKResult:
-        """The IKResult of configuration q (n,); ``known``: (q', position error, orientation
-        error) measured at some q' — reused when q is still q' after wrapping, clipping and
-        snapping (no second forward kinematics)."""
+        """
+        Build the IKResult of configuration q (n,).
+
+        ``known``: (q', position error, orientation error) measured at some q' — reused when q is
+        still q' after wrapping, clipping and snapping (no second forward kinematics).
+        """
         q_in = q
         if self._any_continuous:
             q = q.copy()
@@ -499,8 +535,8 @@ class IKSolver:
             errors = self._extra.errors(q)
             task_errors = {name: err for name, (err, _) in errors.items()}
             ok = ok and all(met for _, met in errors.values())
-        status = "converged" if ok else (res.status if res.status != "converged"
-                                         else "not_converged")
+        status = 'converged' if ok else (res.status if res.status != 'converged'
+                                         else 'not_converged')
         at_limit = (q <= self._near_limits[0]) | (q >= self._near_limits[1])
         return IKResult(
             q=q, joint_names=list(self.joint_names), success=bool(ok), status=status,
@@ -516,21 +552,20 @@ class IKSolver:
     # ------------------------------------------------------------------ public API
     def solve(self, target, seed: Optional[Sequence[float]] = None,
               timeout: Optional[float] = None) -> IKResult:
-        """One-shot IK: a configuration whose tip pose meets ``target``.
+        """
+        One-shot IK: a configuration whose tip pose meets ``target``.
 
-        Args:
-            target: goal pose of the tip in the base frame: (4, 4), or (position (3,) [m],
-                quaternion (4,) x, y, z, w).
-            seed: start configuration (n,); default the middle of the joint limits. Values
-                outside the limits are clamped (noted in the result).
-            timeout: time budget [s] including random restarts; default ``config.timeout``.
+        :param target: goal pose of the tip in the base frame: (4, 4), or (position (3,) [m],
+            quaternion (4,) x, y, z, w).
+        :param seed: start configuration (n,); default the middle of the joint limits. Values
+            outside the limits are clamped (noted in the result).
+        :param timeout: time budget [s] including random restarts; default ``config.timeout``.
 
-        Returns:
-            :class:`IKResult`; ``success=False`` with the best configuration found when the goal
+        :return: :class:`IKResult`; ``success=False`` with the best configuration found when the
+            goal
             is not met in time (never raises for an unreachable goal).
 
-        Raises:
-            InputError: NaN/inf in the goal, zero quaternion, bad shapes, bad seed or timeout.
+        :raises InputError: NaN/inf in the goal, zero quaternion, bad shapes, bad seed or timeout.
 
         With the numba backend, the first call of a process first loads the compiled kernel
         (about 0.3 s; about 20 s once per installation, when numba compiles and caches it),
@@ -541,10 +576,10 @@ class IKSolver:
         t0 = time.perf_counter()
         timeout = self.config.timeout if timeout is None else float(timeout)
         if not (timeout > 0.0 and math.isfinite(timeout)):
-            raise InputError(f"timeout: {timeout} must be a finite number of seconds > 0")
+            raise InputError(f'timeout: {timeout} must be a finite number of seconds > 0')
         notes: List[str] = []
         self._set_goal(target, notes)
-        start = self._middle.copy() if seed is None else self._check_q(seed, "seed", notes)
+        start = self._middle.copy() if seed is None else self._check_q(seed, 'seed', notes)
         if seed is None:
             start[self.continuous] = 0.0
         deadline = t0 + timeout
@@ -561,7 +596,7 @@ class IKSolver:
                 problem.start(RESTART_WINDOW, RESTART_RATIO)
             res = pdls.solve(problem, q0, self.lower, self.upper, opts)
             if problem.stuck:
-                res.status = "stalled"
+                res.status = 'stalled'
             iterations += res.iterations
             q = res.theta if res.converged or res.best_theta is None else res.best_theta
             # the last evaluation's errors when it was at q (no second forward kinematics)
@@ -581,8 +616,11 @@ class IKSolver:
 
     def _solve_compiled(self, start: Array, deadline: float, t0: float,
                         notes: List[str]) -> IKResult:
-        """:meth:`solve` on the compiled kernel (:mod:`pdls_ik._accel.pdls_pose`): the same
-        local solves, restart monitor and restart seeds, run in blocks of the seed table."""
+        """
+        :meth:`solve` on the compiled kernel (:mod:`pdls_ik._accel.pdls_pose`).
+
+        the same local solves, restart monitor and restart seeds, run in blocks of the seed table.
+        """
         kernel, frame = self._kernel, self.frame
         restart = self.config.random_restarts
         best, best_score = None, math.inf
@@ -602,7 +640,8 @@ class IKSolver:
                             (best.q, best.position_error, best.orientation_error))
 
     def track(self, target, q_current: Sequence[float], dt: float) -> IKResult:
-        """One tracking cycle toward ``target`` from ``q_current`` (n,), for a period dt [s].
+        """
+        One tracking cycle toward ``target`` from ``q_current`` (n,), for a period dt [s].
 
         Warm-started, no restarts. Bounds of one cycle:
 
@@ -626,21 +665,19 @@ class IKSolver:
         The posture (if enabled) takes one null-space step per cycle, at most
         ``TRACK_POSTURE_SHARE`` of each joint's velocity bound.
 
-        Returns:
-            :class:`IKResult`: ``success`` tells whether the goal was reached within tolerance
+        :return: :class:`IKResult`: ``success`` tells whether the goal was reached within tolerance
             in this cycle; otherwise ``q`` is the best iterate of the cycle (the arm lags: goal
             beyond the velocity bound or a joint limit, or a budget ran out; see ``status`` and
             ``clamped_joints``).
 
-        Raises:
-            InputError: bad goal, q_current of the wrong length or non-finite, dt <= 0.
+        :raises InputError: bad goal, q_current of the wrong length or non-finite, dt <= 0.
         """
         t0 = time.perf_counter()
         if not (isinstance(dt, (int, float, np.floating)) and math.isfinite(dt) and dt > 0.0):
-            raise InputError(f"dt: {dt!r} must be a finite number of seconds > 0")
+            raise InputError(f'dt: {dt!r} must be a finite number of seconds > 0')
         notes: List[str] = []
         self._set_goal(target, notes)
-        q = self._check_q(q_current, "q_current", notes)
+        q = self._check_q(q_current, 'q_current', notes)
         reach, opts, aim = self._track_bounds(float(dt))
         lo = np.maximum(self.lower, q - reach)
         up = np.minimum(self.upper, q + reach)
@@ -649,14 +686,17 @@ class IKSolver:
         lo, up = problem.aim(q, self.lower, self.upper, lo, up, self.free, *aim)
         res = pdls.solve(problem, q, lo, up, opts)
         if problem.timed_out:
-            res.status = "max_time"
+            res.status = 'max_time'
         q_out = res.theta if res.converged or res.best_theta is None else res.best_theta
         return self._finish(res, q_out, res.iterations, 0, t0, notes)
 
-    def _track_bounds(self, dt: float) -> Tuple[Array, "pdls.PDLSOptions", Tuple]:
-        """Per-joint reach (n,) [rad or m] in dt, the PDLS options of a cycle and the two
-        option sets of :meth:`_TrackProblem.aim` (undamped; undamped and box-constrained by
-        projected Gauss–Seidel), cached per dt."""
+    def _track_bounds(self, dt: float) -> Tuple[Array, 'pdls.PDLSOptions', Tuple]:
+        """
+        Return the per-joint reach (n,) [rad or m] in dt and the PDLS options of a cycle.
+
+        Also the two option sets of :meth:`_TrackProblem.aim` (undamped; undamped and
+        box-constrained by projected Gauss–Seidel), cached per dt.
+        """
         if self._track_cache[0] != dt:
             vmax = np.asarray(self.linkage.velocity_limits, dtype=float) * \
                 self.config.velocity_scaling
@@ -667,5 +707,5 @@ class IKSolver:
             opts = self._track_options.replace(theta_diff_max_mag=step)
             undamped = opts.replace(theta_diff_clamping=False, damping=0.0)
             self._track_cache = (dt, reach, opts,
-                                 (undamped, undamped.replace(limit_strategy="pgs")))
+                                 (undamped, undamped.replace(limit_strategy='pgs')))
         return self._track_cache[1:]
