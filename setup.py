@@ -1,60 +1,61 @@
 """ament_python package and pip-installable library: the same tree serves colcon and pip."""
-import os
 from glob import glob
+import os
 
 from setuptools import find_packages, setup
 
-package_name = "pdls_ik"
+package_name = 'pdls_ik'
 
 
-def share(folder, pattern="*"):
-    return (os.path.join("share", package_name, folder),
+def share(folder, pattern='*'):
+    return (os.path.join('share', package_name, folder),
             [f for f in glob(os.path.join(folder, pattern)) if os.path.isfile(f)])
 
 
 setup(
     name=package_name,
-    version="0.1.0",
-    packages=find_packages(exclude=["test", "test.*", "benchmarks", "benchmarks.*"]),
+    version='0.1.0',
+    packages=find_packages(exclude=['test', 'test.*', 'benchmarks', 'benchmarks.*']),
     data_files=[
-        ("share/ament_index/resource_index/packages", ["resource/" + package_name]),
-        ("share/" + package_name, ["package.xml"]),
-        share("launch"),
-        share("config"),
-        share("urdf"),
+        ('share/ament_index/resource_index/packages', ['resource/' + package_name]),
+        ('share/' + package_name, ['package.xml']),
+        share('launch'),
+        share('config'),
+        share('urdf'),
     ],
-    python_requires=">=3.10",
+    python_requires='>=3.10',
     install_requires=[
-        "numpy>=1.21",
-        "scipy>=1.8",
-        "urdfdom-py>=1.2",
-        "PyYAML>=5.4",
-        "rosbags>=0.9.15",
-        "matplotlib>=3.5",
-        "tqdm>=4.60",
+        'numpy>=1.21',
+        'scipy>=1.8',
+        'urdfdom-py>=1.2',
+        'PyYAML>=5.4',
+        'rosbags>=0.9.15',
+        'matplotlib>=3.5',
+        'tqdm>=4.60',
         # compiled backend of the one-shot solve (IKConfig.backend); without it the NumPy
         # reference implementation runs (e.g. a ROS install from apt without python3-numba)
-        "numba>=0.57",
+        'numba>=0.57',
     ],
     extras_require={
-        # the suite runs against both backends; flake8 with ament_flake8's plugins and
-        # pydocstyle apply the ament linters' checks without ROS (test/test_style.py)
-        "test": ["pytest>=7", "pin>=2.6", "flake8>=6", "flake8-builtins>=2.1",
-                 "flake8-comprehensions>=3.10", "flake8-docstrings>=1.6",
-                 "flake8-import-order>=0.18", "flake8-quotes>=3.3", "pydocstyle>=6.1"],
-        "bench": ["pin>=2.6", "ikpy>=3.3", "roboticstoolbox-python>=1.1"],
+        # flake8 with ament_flake8's plugins and pydocstyle apply the ament linters' checks
+        # without ROS (test/test_style.py); numba (a dependency) lets tests cover both backends
+        'test': ['pytest>=7', 'pin>=2.6', 'flake8>=6', 'flake8-builtins>=2.1',
+                 'flake8-comprehensions>=3.10', 'flake8-docstrings>=1.6',
+                 'flake8-import-order>=0.18', 'flake8-quotes>=3.3', 'pydocstyle>=6.1'],
+        'bench': ['pin>=2.6', 'ikpy>=3.3', 'roboticstoolbox-python>=1.1'],
     },
     zip_safe=True,
-    maintainer="pdls_ik developers",
-    maintainer_email="dev@pdls-ik.invalid",
-    description="Inverse kinematics by Prioritized Damped Least Squares, for ROS 2 and plain Python",
-    license="Apache-2.0",
-    tests_require=["pytest"],
+    maintainer='pdls_ik developers',
+    maintainer_email='dev@pdls-ik.invalid',
+    description=('Inverse kinematics by Prioritized Damped Least Squares, '
+                 'for ROS 2 and plain Python'),
+    license='Apache-2.0',
+    tests_require=['pytest'],
     entry_points={
-        "console_scripts": [
-            "pdls-ik = pdls_ik.cli:main",
-            "pdls_ik_node = pdls_ik.ros.node:main",
-            "pdls_ik_markers = pdls_ik.ros.markers:main",
+        'console_scripts': [
+            'pdls-ik = pdls_ik.cli:main',
+            'pdls_ik_node = pdls_ik.ros.node:main',
+            'pdls_ik_markers = pdls_ik.ros.markers:main',
         ],
     },
 )
