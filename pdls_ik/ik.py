@@ -17,7 +17,9 @@ IK facade: :class:`IKSolver` builds PDLS levels from tasks; one-shot solves and 
 
 One-shot (:meth:`IKSolver.solve`): a local PDLS solve from the seed; when it fails, fresh random
 in-limit seeds until the timeout (random restarts, as TRAC-IK does; Beeson & Ames 2015), drawn
-from a generator seeded with ``config.random_seed`` so that a solve is reproducible. Tracking
+from a generator seeded with ``config.random_seed`` so that a solve is reproducible; a revolute
+joint may go through a limit onto its image a turn away (:func:`periodic_variables`: clamping
+the UR5's elbow at ±π halved the local convergence from random seeds). Tracking
 (:meth:`IKSolver.track`): one bounded PDLS cycle warm-started from the current joint state, with
 the joint limits narrowed to ``q ± velocity_limit · velocity_scaling · dt`` so that no joint moves
 faster than allowed, whatever the goal (no configuration jump, also through singularities); a
@@ -289,6 +291,23 @@ class _TrackProblem(_Problem):
         return False
 
 
+def periodic_variables(linkage) -> Array:
+    """
+    Return the (n,) bool mask of the variables whose values θ and θ + 2π give the same pose.
+
+    Revolute (not continuous: those have no limits and are wrapped) joints whose every motion,
+    mimic joints included, is a rotation by an integer multiple of the variable. One-shot
+    solves let such a variable go beyond a limit onto its image a turn away
+    (:mod:`pdls_ik.pdls.periodic`).
+    """
+    periodic = np.array([t == 'revolute' for t in linkage.joint_types], dtype=bool)
+    for joint in linkage.joints:
+        if joint.moving and joint.index >= 0 and not (
+                joint.revolute and float(joint.multiplier).is_integer()):
+            periodic[joint.index] = False
+    return periodic
+
+
 def _box_share(d: Array, q: Array, lo: Array, up: Array) -> float:
     """Largest factor f >= 0 keeping q + f·d (n,) in [lo, up] (inf when d = 0)."""
     room = np.where(d > 0.0, up - q, lo - q)
@@ -387,6 +406,9 @@ class IKSolver:
             free[fixed_idx] = False
             self._sample_variables = np.flatnonzero(moved)
         self.free = free
+        periodic = periodic_variables(linkage)
+        if self.locks is not None:
+            periodic[self.locks.indices] = False
         stack = LevelStack(tasks, n)
         self._extra = ExtraTasks(extra, stack) if extra else None
         level = next(k for k, g in enumerate(stack.groups) if self.frame in g)
@@ -400,11 +422,13 @@ class IKSolver:
         self._options = pdls.PDLSOptions(max_iterations=cfg.max_iterations, damping=damping,
                                          theta_diff_max_mag=cfg.max_step,
                                          limit_strategy=cfg.limit_strategy,
-                                         free_variables=None if free.all() else free)
+                                         free_variables=None if free.all() else free,
+                                         periodic_variables=periodic if periodic.any() else
+                                         None)
         if self._extra is not None:  # as TaskSolver (see task_solver.pdls_options)
             self._options = self._options.replace(divergence_factor=None)
-        self._track_options = self._options.replace(
-            max_iterations=cfg.tracking_max_iterations, max_time=None)
+        self._track_options = self._options.replace(     # a turn is no motion: no periodic
+            max_iterations=cfg.tracking_max_iterations, max_time=None, periodic_variables=None)
         self._track_cache: Tuple = (math.nan, None, None, ())
         self._middle = middle_of_limits(self.lower, self.upper)
         self._seed_rng = np.random.default_rng(cfg.random_seed)
@@ -419,7 +443,7 @@ class IKSolver:
             from pdls_ik._accel.pdls_pose import PoseKernel
             self._kernel = PoseKernel(linkage, tip, base, self.chain_variables,
                                       free_orientation, cfg,
-                                      (RESTART_WINDOW, RESTART_RATIO))
+                                      (RESTART_WINDOW, RESTART_RATIO), periodic)
 
     def _numba_unsupported(self, cfg: IKConfig) -> str:
         """Why the compiled kernel cannot solve this solver's one-shot problem ("" if it can)."""

@@ -19,7 +19,8 @@ A transcription of :func:`pdls_ik.pdls.solve` for the one-level problem that IKS
 such a goal — the weighted residual of :class:`pdls_ik.tasks.FrameTask` (full orientation: 6 rows,
 position-only: 3 rows) and its Jacobian — with the options IKSolver passes: automatic λ
 (:func:`pdls_ik.pdls.pinv.auto_lambda`, Baerlocher 2001) or a fixed λ, SVD damped pseudoinverse
-with the rank decided by ``svd_tol``, the limiting loop (Baerlocher & Boulic 2004, §4), Δθ
+with the rank decided by ``svd_tol``, the limiting loop (Baerlocher & Boulic 2004, §4) with
+the periodic variables turned through their limits (:mod:`pdls_ik.pdls.periodic`), Δθ
 clamping to ``theta_diff_max_mag``, the adaptive step size (slow-down / speed-up of the residual
 clamp), divergence check with revert, stall, iteration and time budgets (the clock is read every
 fourth iteration), the best iterate, and IKSolver's restart monitor
@@ -42,6 +43,7 @@ import numpy as np
 from pdls_ik._accel.dls import _pose_jacobian, _residual
 from pdls_ik.pdls.result import PDLSResult
 
+TWO_PI = 2.0 * math.pi
 #: status codes of the kernel; STUCK is the restart monitor's verdict (reported as "stalled")
 CONVERGED, STALLED, MAX_ITERATIONS, MAX_TIME, STUCK = 0, 1, 2, 3, 4
 STATUS_NAMES = ('converged', 'stalled', 'max_iterations', 'max_time', 'stalled')
@@ -60,6 +62,13 @@ def _now():
     with numba.objmode(t='float64'):
         t = time.perf_counter()
     return t
+
+
+@numba.njit(cache=True)
+def _turned(t, lower, upper):
+    """:func:`pdls_ik.pdls.periodic.turn_into_limits` of one value: its image or NaN (none)."""
+    image = t + TWO_PI * math.ceil((lower - t) / TWO_PI)
+    return image if image <= upper else math.nan
 
 
 @numba.njit(cache=True)
@@ -195,8 +204,8 @@ def _priority_pass(J, e, any_fixed, lam_fixed, target, svd_tol, out, wk, metrics
 
 
 @numba.njit(cache=True)
-def _step(J, e, norm, rmm, theta, lower, upper, free, lam_fixed, tmax, svd_tol, dtheta, wk,
-          metrics):
+def _step(J, e, norm, rmm, theta, lower, upper, free, periodic, lam_fixed, tmax, svd_tol,
+          dtheta, wk, metrics):
     """
     Compute one step as :func:`pdls_ik.pdls.step.compute_step` does for one level.
 
@@ -221,7 +230,8 @@ def _step(J, e, norm, rmm, theta, lower, upper, free, lam_fixed, tmax, svd_tol, 
         changed = False
         for j in range(n):
             t = theta[j] + dtheta[j]
-            if active[j] and (t > upper[j] or t < lower[j]):
+            if active[j] and (t > upper[j] or t < lower[j]) and not (
+                    periodic[j] and not math.isnan(_turned(t, lower[j], upper[j]))):
                 fixed[j] = (upper[j] if t > upper[j] else lower[j]) - theta[j]
                 clamped[j] = True
                 active[j] = False
@@ -245,6 +255,9 @@ def _step(J, e, norm, rmm, theta, lower, upper, free, lam_fixed, tmax, svd_tol, 
             moved = False
             for j in range(n):
                 t = theta[j] + dtheta[j]
+                if periodic[j] and (t > up[j] or t < lo[j]) and \
+                        not math.isnan(_turned(t, lo[j], up[j])):
+                    continue
                 if t > up[j] and theta[j] <= up[j]:
                     dtheta[j] = np.nextafter(up[j] - theta[j], -np.inf)
                     up[j] = np.nextafter(up[j], -np.inf)
@@ -277,11 +290,20 @@ def _evaluate(q, target, wp, wo, rows, ch, T, J6, P, e6):
 
 
 @numba.njit(cache=True)
-def _place(theta, lower, upper, continuous):
-    """θ wrapped (continuous joints, into [-π, π)) and clipped into the limits, in place."""
+def _place(theta, lower, upper, continuous, periodic):
+    """
+    Place θ in the limits, in place.
+
+    Continuous joints wrapped into [-π, π), periodic ones outside their limits turned onto an image
+    within them if any, then clipped into the limits.
+    """
     for j in range(theta.shape[0]):
         if continuous[j]:
             theta[j] = (theta[j] + math.pi) % (2.0 * math.pi) - math.pi
+        if periodic[j] and (theta[j] > upper[j] or theta[j] < lower[j]):
+            image = _turned(theta[j], lower[j], upper[j])
+            if not math.isnan(image):
+                theta[j] = image
         theta[j] = min(max(theta[j], lower[j]), upper[j])
 
 
@@ -305,9 +327,9 @@ def _local_work(n, rows, max_iterations):
 
 
 @numba.njit(cache=True)
-def solve_local(theta0, target, ch, lower, upper, free, continuous, wp, wo, rows, tol_p, tol_o,
-                lam_fixed, tmax, svd_tol, residual_tol, max_iterations, window, ratio,
-                deadline, theta, best, metrics, lw):
+def solve_local(theta0, target, ch, lower, upper, free, continuous, periodic, wp, wo, rows,
+                tol_p, tol_o, lam_fixed, tmax, svd_tol, residual_tol, max_iterations, window,
+                ratio, deadline, theta, best, metrics, lw):
     """
     Run one PDLS local solve from theta0 (n,).
 
@@ -319,7 +341,7 @@ def solve_local(theta0, target, ch, lower, upper, free, continuous, wp, wo, rows
     T, P, J6, e6, wk, dtheta, nxt, theta_prev, history = lw
     J, e = J6[:rows], e6[:rows]
     theta[:] = theta0
-    _place(theta, lower, upper, continuous)
+    _place(theta, lower, upper, continuous, periodic)
     norm = _evaluate(theta, target, wp, wo, rows, ch, T, J6, P, e6)
     best[:] = theta
     best_key = math.inf
@@ -365,13 +387,13 @@ def solve_local(theta0, target, ch, lower, upper, free, continuous, wp, wo, rows
             elif last_mag < 0.5 * tmax and rmm >= 0.0 and last_clamped:
                 rmm = rmm * 1.5 if speed_cap < 0.0 else min(rmm * 1.5, speed_cap)
         last_norm = norm
-        last_mag, last_clamped = _step(J, e, norm, rmm, theta, lower, upper, free, lam_fixed,
-                                       tmax, svd_tol, dtheta, wk, metrics)
+        last_mag, last_clamped = _step(J, e, norm, rmm, theta, lower, upper, free, periodic,
+                                       lam_fixed, tmax, svd_tol, dtheta, wk, metrics)
         have_step = True
         metrics[M_STEPPED] = 1.0
         for j in range(n):
             nxt[j] = theta[j] + dtheta[j]
-        _place(nxt, lower, upper, continuous)
+        _place(nxt, lower, upper, continuous, periodic)
         acc = 0.0
         for j in range(n):
             acc += (nxt[j] - theta[j]) ** 2
@@ -403,8 +425,8 @@ def _pose_errors_into(q, target, ch, rows, T, P, J6, e6):
 
 @numba.njit(cache=True)
 def solve_restarts(start, use_start, seeds, chain_idx, first, deadline, restart, target, ch,
-                   lower, upper, free, continuous, wp, wo, rows, tol_p, tol_o, lam_fixed, tmax,
-                   svd_tol, residual_tol, max_iterations, window, ratio, best_q, metrics):
+                   lower, upper, free, continuous, periodic, wp, wo, rows, tol_p, tol_o, lam_fixed,
+                   tmax, svd_tol, residual_tol, max_iterations, window, ratio, best_q, metrics):
     """
     Run IKSolver.solve's loop of local solves.
 
@@ -429,8 +451,8 @@ def solve_restarts(start, use_start, seeds, chain_idx, first, deadline, restart,
         row += 1
         runs = 1
     while True:
-        status, its = solve_local(q0, target, ch, lower, upper, free, continuous, wp, wo, rows,
-                                  tol_p, tol_o, lam_fixed, tmax, svd_tol, residual_tol,
+        status, its = solve_local(q0, target, ch, lower, upper, free, continuous, periodic, wp,
+                                  wo, rows, tol_p, tol_o, lam_fixed, tmax, svd_tol, residual_tol,
                                   max_iterations, window, ratio, deadline, theta, best, local,
                                   lw)
         iterations += its
@@ -482,15 +504,19 @@ class PoseKernel:
     :param position_only: 3 position rows instead of the 6 pose rows.
     :param config: the solver's :class:`pdls_ik.config.IKConfig`; monitor: (window, ratio) of the
         restart monitor, used when ``config.random_restarts``.
+    :param periodic: (n,) bool, the variables turned through their limits
+        (:func:`pdls_ik.ik.periodic_variables`); None: none.
     """
 
     def __init__(self, linkage, tip: str, base: str, chain_idx: np.ndarray,
-                 position_only: bool, config, monitor):
+                 position_only: bool, config, monitor, periodic=None):
         from pdls_ik.batch import ChainArrays
         c = ChainArrays(linkage, tip, base)
         self.ch = (c.basis, c.qidx, c.multiplier, c.offset, c.start, c.end, c.axis, c.revolute,
                    c.select)
-        self.limits = (c.lower, c.upper, c.free, c.continuous)
+        periodic = np.zeros(c.lower.shape[0], dtype=bool) if periodic is None else periodic
+        self.limits = (c.lower, c.upper, c.free, c.continuous,
+                       np.ascontiguousarray(periodic, dtype=np.bool_))
         self.chain_idx = np.asarray(chain_idx, dtype=np.int64)
         self.rows = 3 if position_only else 6
         self.weights = (config.position_weight, config.orientation_weight)

@@ -138,6 +138,10 @@ class PDLSOptions:
         step_size: the constant α, and the first trial α of backtracking.
     Variables:
         free_variables: indices or a boolean mask (n,) of the variables allowed to move.
+        periodic_variables: boolean mask (n,) of the variables that are angles of period 2π
+            (θ and θ + 2πk the same configuration): a step taking one beyond a limit is not
+            clamped when an image θ + Δθ + 2πk lies within the limits; θ moves onto that
+            image (:mod:`pdls_ik.pdls.periodic`; for one-shot solves, not trajectories).
         respect_limits: run the limiting loop (hard limits on θ).
         limit_strategy: how a step that would leave the limits is bounded: "clamping" (the
             limiting loop, strict priorities) or "pgs" (the damped step as one box-constrained
@@ -186,6 +190,7 @@ class PDLSOptions:
     line_search_armijo: float = 1e-4
     line_search_error_scale: float = 1.0
     free_variables: Optional[Sequence] = None
+    periodic_variables: Optional[Sequence] = None
     respect_limits: bool = True
     limit_strategy: str = 'clamping'
     pgs_level_weight: float = 1e-3
@@ -206,6 +211,20 @@ class PDLSOptions:
             _fail('free_variables', 'must be a boolean mask (n,) or a sequence of indices', fv)
         if arr.dtype != bool and arr.size and arr.min() < 0:
             _fail('free_variables', 'indices must be >= 0', fv)
+
+    def periodic_mask(self, n: int) -> Optional[np.ndarray]:
+        """
+        Boolean mask (n,) of the periodic variables, or None when there is none.
+
+        :raises ConfigError: the mask length differs from n.
+        """
+        pv = self.periodic_variables
+        if pv is None:
+            return None
+        arr = np.asarray(pv)
+        if arr.size != n:
+            _fail('periodic_variables', f'mask has {arr.size} entries for {n} variables', pv)
+        return arr.copy() if arr.any() else None
 
     def free_mask(self, n: int) -> Optional[np.ndarray]:
         """
@@ -338,3 +357,7 @@ def _check_field(opts: PDLSOptions, name: str) -> None:
             _fail(name, 'must be an integer >= 0', value)
     elif name == 'free_variables':
         opts._check_free_variables()
+    elif name == 'periodic_variables':
+        if value is not None and (np.asarray(value).ndim != 1 or
+                                  np.asarray(value).dtype != bool):
+            _fail(name, 'must be a boolean mask (n,) or None', value)

@@ -20,8 +20,9 @@ its tolerance, or the problem's own test) → diverged (a level above ``min_dive
 grew beyond ``divergence_tol + divergence_factor · previous``; stop only with
 ``abort_on_divergence``) → stalled (the last applied ‖Δθ‖ was below ``theta_diff_tol`` while no
 residual was clamped) → max_iterations → max_time; otherwise adapt the step size, compute one
-:func:`step`, choose α by the line search and apply θ ← clip(normalize(θ ⊕ αΔθ)), where ⊕ is
-the problem's ``integrate`` hook (plain addition by default).
+:func:`step`, choose α by the line search and apply θ ← clip(turn(normalize(θ ⊕ αΔθ))), where ⊕
+is the problem's ``integrate`` hook (plain addition by default) and turn maps the periodic
+variables outside their limits onto an image within them (:mod:`pdls_ik.pdls.periodic`).
 """
 from __future__ import annotations
 
@@ -34,6 +35,7 @@ from pdls_ik.errors import InputError
 from pdls_ik.pdls.levels import check_limits, check_vector, PreparedLevels
 from pdls_ik.pdls.linesearch import LineSearch
 from pdls_ik.pdls.options import level_value, PDLSOptions
+from pdls_ik.pdls.periodic import turn_into_limits
 from pdls_ik.pdls.problem import PDLSProblem
 from pdls_ik.pdls.result import CONVERGED, DIVERGED, MAX_ITERATIONS, MAX_TIME, PDLSResult, STALLED
 from pdls_ik.pdls.step import compute_step
@@ -100,6 +102,7 @@ def solve(problem: Union[PDLSProblem, Callable], theta0, lower=None, upper=None,
             start_clamped = np.flatnonzero(outside)
             theta = np.clip(theta, lo, up)
     free = opts.free_mask(n)
+    periodic = opts.periodic_mask(n) if lo is not None else None
     by_comp = opts.clamp_residual_by_component
     times = {'evaluate': 0.0, 'step': 0.0, 'line_search': 0.0}
     stepper = AdaptiveStepSize(opts) if opts.adaptive_step_size else None
@@ -113,6 +116,8 @@ def solve(problem: Union[PDLSProblem, Callable], theta0, lower=None, upper=None,
             if th.shape != (n,) or not np.isfinite(th).all():
                 raise InputError(f'normalize(theta) at iteration {iteration}: returned a '
                                  f'non-finite value or shape {th.shape} instead of ({n},)')
+        if periodic is not None:
+            th = turn_into_limits(th, lo, up, periodic)[0]
         return th if lo is None else np.clip(th, lo, up)
 
     def evaluate(th):

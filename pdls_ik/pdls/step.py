@@ -49,6 +49,7 @@ from numpy.typing import NDArray
 from pdls_ik.pdls.levels import (check_limits, check_vector, GREATER_EQUAL, LESS_EQUAL, LevelLike,
                                  PreparedLevels, residual_norm)
 from pdls_ik.pdls.options import level_value, PDLSOptions
+from pdls_ik.pdls.periodic import turn_into_limits
 from pdls_ik.pdls.pgs import pgs_step
 from pdls_ik.pdls.pinv import auto_lambda, thin_svd
 
@@ -105,7 +106,8 @@ def step(levels: Sequence[LevelLike], theta, lower=None, upper=None, posture=Non
     :param options: :class:`PDLSOptions`; defaults when None.
 
     :return: :class:`StepResult`; ``theta + result.theta_diff`` lies within [lower, upper] in exact
-        floating point for every variable that started inside.
+        floating point for every variable that started inside, or (a periodic variable, see
+        ``options.periodic_variables``) a full turn away from a value within them.
 
     :raises InputError: wrong shape or non-finite value, naming the level, row and variable.
     :raises ConfigError: ``options.free_variables`` does not fit n.
@@ -141,6 +143,7 @@ def compute_step(prep: PreparedLevels, theta: NDArray[np.float64], lower, upper,
     es, res_clamped, lam_fixed = list(prep.residuals), [False] * p, [None] * p
     rmm = opts.residual_max_mag if residual_max_mag is None else residual_max_mag
     damping = opts.damping
+    periodic = None if opts.periodic_variables is None else opts.periodic_mask(n)
     for k in range(p):
         rm = level_value(rmm, k) if rmm is not None else None
         if rm is not None and prep.norms[k] > rm:
@@ -181,6 +184,10 @@ def compute_step(prep: PreparedLevels, theta: NDArray[np.float64], lower, upper,
             new_theta = theta + dtheta
             over = new_theta > upper
             under = new_theta < lower
+            if periodic is not None and (over.any() or under.any()):
+                turned = turn_into_limits(new_theta, lower, upper, periodic)[1]
+                over &= ~turned
+                under &= ~turned
             if over.any() or under.any():
                 viol = over | under
                 if active is not None:
@@ -211,7 +218,7 @@ def compute_step(prep: PreparedLevels, theta: NDArray[np.float64], lower, upper,
     if diff_clamped:
         dtheta = clamp_vector(dtheta, tmax, opts.clamp_theta_diff_by_component)
     if lower is not None and (fixed is not None or diff_clamped or pgs_used):
-        _exactly_inside(theta, dtheta, lower, upper)
+        _exactly_inside(theta, dtheta, lower, upper, periodic)
     return StepResult(dtheta, lambdas, ranks, sigmas, autos, list(prep.norms), res_clamped,
                       _NO_INDICES if clamped is None else np.flatnonzero(clamped),
                       limiting_variation, rounds, mag, diff_clamped)
@@ -311,12 +318,21 @@ def _activate_inequalities(inactive, pending, residuals, jacobians, dtheta) -> b
     return changed
 
 
-def _exactly_inside(theta, dtheta, lower, upper) -> None:
-    """Fix Δθ where rounding put θ + Δθ a hair outside a limit that θ started within."""
+def _exactly_inside(theta, dtheta, lower, upper, periodic=None) -> None:
+    """
+    Fix Δθ where rounding put θ + Δθ a hair outside a limit that θ started within.
+
+    A periodic variable (mask ``periodic``) whose θ + Δθ has an image within the limits is left
+    alone: the solve turns it onto that image.
+    """
     for _ in range(8):
         t = theta + dtheta
         over = (t > upper) & (theta <= upper)
         under = (t < lower) & (theta >= lower)
+        if periodic is not None and (over.any() or under.any()):
+            turned = turn_into_limits(t, lower, upper, periodic)[1]
+            over &= ~turned
+            under &= ~turned
         if not (over.any() or under.any()):
             return
         dtheta[over] = np.nextafter(upper[over] - theta[over], -np.inf)
