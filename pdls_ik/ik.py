@@ -50,8 +50,10 @@ Array = NDArray[np.float64]
 #: a locked joint counts as held when within this of its value [rad or m]
 LOCK_TOL = 1e-9
 #: a local solve is abandoned for a random restart when its pose residual falls by less than
-#: RESTART_RATIO over RESTART_WINDOW iterations (stuck at limits or in a local minimum)
-RESTART_WINDOW, RESTART_RATIO = 3, 0.5
+#: RESTART_RATIO over RESTART_WINDOW iterations (stuck at limits or in a local minimum). 500
+#: random goals from random seeds: (4, 0.6) against (3, 0.5): UR5 12.98 iterations and 0.55
+#: restarts per solve against 13.82 and 1.00, Panda 17.97 and 1.31 against 18.30 and 1.98
+RESTART_WINDOW, RESTART_RATIO = 4, 0.6
 #: random restart seeds are drawn from the generator in blocks of this many (the same stream as
 #: one draw per restart; both backends read the same table)
 SEED_BLOCK = 32
