@@ -34,7 +34,7 @@ rclpy = pytest.importorskip(
 
 from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402, I100
 from geometry_msgs.msg import PoseStamped  # noqa: E402
-from pdls_ik.diagnostics import ERROR  # noqa: E402
+from pdls_ik.diagnostics import ERROR, OK, WARN  # noqa: E402
 from pdls_ik.msgs import pose_stamped, rclpy_types, status_level  # noqa: E402
 from pdls_ik.resources import bundled_urdf  # noqa: E402
 from pdls_ik.ros.node import PDLSIKNode  # noqa: E402
@@ -170,6 +170,18 @@ def test_diagnostics_at_least_once_a_second(ros):
     start(robot_description=PANDA, tip_link='panda_link8')
     time.sleep(2.6)
     assert len(probe.messages('diagnostics')) >= 2
+
+
+def test_joint_states_not_yet_received_is_a_warning(ros):
+    """Until a joint_states message arrives, diagnostics say the plan starts from a guess."""
+    start, probe = ros
+    node = start(robot_description=PANDA, tip_link='panda_link8')
+    assert probe.wait(lambda: probe.status('joint_states', WARN, 'no joint_states received')), \
+        'no WARN on joint_states before the first message'
+    probe.wait(lambda: probe.node.count_subscribers('joint_states') > 0)
+    probe.pub_js.publish(JointState(name=list(node.tracker.robot.joint_names),
+                                    position=[float(v) for v in Q_GOAL]))
+    assert probe.wait(lambda: probe.status('joint_states', OK, 'all joints received'))
 
 
 @pytest.mark.parametrize('case, source, text', [

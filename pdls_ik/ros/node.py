@@ -91,6 +91,8 @@ class PDLSIKNode(Node):
             self.create_subscription(String, 'robot_description', self._on_description, latched)
         self.create_subscription(PoseStamped, 'goal_pose', self._on_goal, 10)
         self.create_subscription(JointState, 'joint_states', self._on_joint_states, 10)
+        self.board.warn('joint_states', 'no joint_states received yet: solving from the last '
+                        'solution, else mid-limits')
         self._create_service()
         self._tracking_timer = self._make_tracking_timer()
         self.create_timer(values['diagnostics_period'], self.publish_diagnostics)
