@@ -88,17 +88,16 @@ def status_from_result(result, name: str = 'pdls_ik', hardware_id: str = '') -> 
     values.update(_per_level(level_names, getattr(result, 'residual_norms', []) or [],
                              'residual'))
     values.update(_per_level(level_names, getattr(result, 'lambdas', []) or [], 'lambda'))
-    values['min singular value'] = _fmt(sigma_min)
+    values['min singular value'] = _fmt(sigma_min) if sigmas else 'n/a (no step taken)'
+    for task, err in (getattr(result, 'task_errors', None) or {}).items():
+        values[f'task error [{task}]'] = _fmt(float(err))
     values['joints at limits'] = ', '.join(at_limits) if at_limits else 'none'
     notes = list(getattr(result, 'notes', []) or [])
     if notes:
         values['notes'] = '; '.join(notes)
 
     if not result.success:
-        level = ERROR
-        message = (f'no solution ({result.status}): position error '
-                   f'{_fmt(float(result.position_error))} m, orientation error '
-                   f'{_fmt(float(result.orientation_error))} rad')
+        level, message = ERROR, failure_message(result)
     elif sigmas and sigma_min < NEAR_SINGULAR_SIGMA:
         level, message = WARN, f'solved near a singularity (min singular value {sigma_min:.3g})'
     elif at_limits:
@@ -106,6 +105,24 @@ def status_from_result(result, name: str = 'pdls_ik', hardware_id: str = '') -> 
     else:
         level, message = OK, f'solved in {int(result.iterations)} iterations'
     return DiagnosticStatus(level, name, message, hardware_id, values)
+
+
+def failure_message(result) -> str:
+    """
+    One line saying why an :class:`pdls_ik.ik.IKResult` failed.
+
+    Gives the status, the tip's position error [m] and orientation error [rad], and the error of
+    every extra task (closures, CoM, bounds…), so that a failure caused by a task other than the
+    tip pose is not reported as a pose error of 0.
+    """
+    message = (f'no solution ({result.status}): position error '
+               f'{_fmt(float(result.position_error))} m, orientation error '
+               f'{_fmt(float(result.orientation_error))} rad')
+    task_errors = getattr(result, 'task_errors', None) or {}
+    if task_errors:
+        message += '; task errors: ' + ', '.join(
+            f'{task} {_fmt(float(err))}' for task, err in task_errors.items())
+    return message
 
 
 def error_status(message: str, name: str = 'pdls_ik', hardware_id: str = '',

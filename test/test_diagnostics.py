@@ -74,3 +74,22 @@ def test_error_status_for_bad_input():
                            x=float('nan'))
     assert st.level == diag.ERROR and st.name == 'pdls_ik'
     assert st.values == {'frame': 'base_link', 'x': 'nan'}
+
+
+def test_failure_caused_by_an_extra_task_names_it():
+    """A closure left open while the tip pose is met is not reported as 'pose error 0' only."""
+    res = _result(success=False, status='stalled', position_error=0.0, orientation_error=0.0,
+                  task_errors={'loop_B': 0.05, 'com': 1e-12})
+    st = diag.status_from_result(res)
+    assert st.level == diag.ERROR
+    assert st.message == ('no solution (stalled): position error 0 m, orientation error 0 rad; '
+                          'task errors: loop_B 0.05, com 1e-12')
+    assert st.values['task error [loop_B]'] == '0.05'
+    assert diag.failure_message(res) == st.message
+
+
+def test_no_step_taken_has_no_singular_value():
+    st = diag.status_from_result(_result(success=False, status='max_time', iterations=0,
+                                         min_singular_values=[]))
+    assert st.values['min singular value'] == 'n/a (no step taken)'
+    assert 'nan' not in st.message

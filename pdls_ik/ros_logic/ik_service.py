@@ -29,6 +29,7 @@ from typing import Callable, Dict
 
 import numpy as np
 from numpy.typing import NDArray
+from pdls_ik.diagnostics import failure_message
 from pdls_ik.errors import InputError, LinkError
 from pdls_ik.msgs.joint_state import match_joint_positions
 from pdls_ik.msgs.moveit import ErrorCode, IKServiceReply, IKServiceRequest
@@ -99,9 +100,7 @@ class IKService:
         result = solver.solve(target, seed=seed, timeout=request.timeout)
         if not result.success:
             code = ErrorCode.TIMED_OUT if _timed_out(result) else ErrorCode.NO_IK_SOLUTION
-            return fail(code, f'no solution ({result.status}): position error '
-                              f'{result.position_error:.3g} m, orientation error '
-                              f'{result.orientation_error:.3g} rad')
+            return fail(code, failure_message(result))
         message = '; '.join([f'solved ({result.status}) in {1e3 * result.solve_time:.3g} ms']
                             + notes)
         return IKServiceReply(ErrorCode.SUCCESS, message, list(robot.joint_names),
