@@ -96,3 +96,19 @@ def test_parse_pose_rejects_bad_goals(target, fragment):
     T[1, 3] = math.nan
     with pytest.raises(InputError, match=r'pose\[1\]\[3\]'):
         parse_pose(T)
+
+
+@pytest.mark.parametrize('target', [((1e300, 0.0, 0.5), (1, 0, 0, 0)),
+                                    ((0.0, -2e6, 0.5), (0, 0, 0, 1)),
+                                    np.array([[1.0, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 1e7],
+                                              [0, 0, 0, 1]])])
+def test_goal_coordinates_beyond_reach_of_any_robot_are_rejected(target):
+    """Squares of such coordinates overflow: the goal is refused, never solved in NaN."""
+    with pytest.raises(InputError, match=r'position\.[xyz] = .* m is out of range'):
+        parse_pose(target)
+
+
+def test_huge_quaternion_is_normalized_without_overflow():
+    p, R, notes = parse_pose(((0.4, 0.1, 0.5), (1e300, 0.0, 0.0, 1e300)))
+    np.testing.assert_allclose(R, Rotation.from_quat([1, 0, 0, 1]).as_matrix(), atol=1e-15)
+    assert notes and 'normalized' in notes[0]

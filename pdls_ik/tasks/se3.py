@@ -90,6 +90,19 @@ def _finite(values: Array, label: str, fields: str) -> None:
         raise InputError(f'invalid goal: non-finite value in {label}.{fields[i]} ({values[i]})')
 
 
+#: largest goal coordinate accepted [m]: far beyond any robot's reach, yet small enough that
+#: squared residuals cannot overflow (an overflow would turn an unreachable goal into NaN
+#: arithmetic, and NaN compares as "within tolerance" nowhere safely)
+MAX_GOAL_COORDINATE = 1e6
+
+
+def _in_range(p: Array, label: str) -> None:
+    for axis, value in zip('xyz', p.tolist()):
+        if abs(value) > MAX_GOAL_COORDINATE:
+            raise InputError(f'invalid goal: {label}.{axis} = {value:g} m is out of range '
+                             f'(|value| <= {MAX_GOAL_COORDINATE:g} m)')
+
+
 def parse_pose(target) -> Tuple[Array, Array, List[str]]:
     """
     Validate a goal pose; returns position (3,) [m], rotation matrix (3, 3) and notes.
@@ -99,8 +112,9 @@ def parse_pose(target) -> Tuple[Array, Array, List[str]]:
 
     :return: (p, R, notes): notes record repairs, e.g. a quaternion normalized from norm 0.99996.
 
-    :raises InputError: wrong shape, NaN/inf (naming the field), zero quaternion, a 4×4 whose last
-        row is not (0, 0, 0, 1) or whose rotation block is not a rotation.
+    :raises InputError: wrong shape, NaN/inf (naming the field), a coordinate beyond
+        ``MAX_GOAL_COORDINATE``, zero quaternion, a 4×4 whose last row is not (0, 0, 0, 1) or
+        whose rotation block is not a rotation.
     """
     notes: List[str] = []
     if isinstance(target, (tuple, list)) and len(target) == 2:
@@ -116,13 +130,15 @@ def parse_pose(target) -> Tuple[Array, Array, List[str]]:
                              f'(x, y, z, w), got {quat.size}')
         _finite(p, 'position', 'xyz')
         _finite(quat, 'orientation', 'xyzw')
-        norm = float(np.linalg.norm(quat))
+        _in_range(p, 'position')
+        scale = float(np.abs(quat).max())     # scaled first: the norm of 1e300s overflows
+        norm = scale * float(np.linalg.norm(quat / scale)) if scale > 0.0 else 0.0
         if norm < 1e-9:
             raise InputError('invalid goal: orientation is a zero quaternion (norm 0), '
                              'not a rotation')
         if abs(norm - 1.0) > QUAT_NORM_NOTE_TOL:
             notes.append(f'normalized goal quaternion (norm was {norm:.9g})')
-        return p, Rotation.from_quat(quat / norm).as_matrix(), notes
+        return p, Rotation.from_quat(quat / scale).as_matrix(), notes
     try:
         T = np.asarray(target, dtype=float)
     except (TypeError, ValueError):
@@ -150,4 +166,5 @@ def parse_pose(target) -> Tuple[Array, Array, List[str]]:
     if ortho > QUAT_NORM_NOTE_TOL:
         notes.append(f're-orthonormalized goal rotation (|RᵀR − I| was {ortho:.3g})')
         R = Rotation.from_matrix(R).as_matrix()
+    _in_range(T[:3, 3], 'position')
     return T[:3, 3].copy(), R.copy(), notes
