@@ -95,10 +95,13 @@ def urdf_path(name_or_path: Union[str, os.PathLike]) -> Path:
     Resolve a URDF path given by the user: an existing file, else a bundled robot name.
 
     :raises FileNotFoundError: neither an existing file nor a bundled robot.
+    :raises IsADirectoryError: the path is a directory.
     """
     path = Path(name_or_path)
     if path.is_file():
         return path
+    if path.is_dir():
+        raise IsADirectoryError(21, 'a directory, not a URDF file', str(name_or_path))
     if str(name_or_path) in BUNDLED_ROBOTS:
         return bundled_urdf(str(name_or_path))
     raise FileNotFoundError(2, f'no such file, and not a bundled robot '

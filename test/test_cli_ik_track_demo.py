@@ -90,6 +90,13 @@ def test_track_skips_bad_rows_and_goes_on(capsys, tmp_path):
     code, out, err = _run(capsys, 'track', 'panda', '--goals', str(js), '--rate', '50',
                           '--settle', '0.2', '--out', str(tmp_path / 'o2'), '--no-progress')
     assert code == 0 and 'row 2, column y' in err
+    huge = tmp_path / 'huge.csv'
+    huge.write_text('t,x,y,z,qx,qy,qz,qw\n0,0.4,0.1,0.5,1,0,0,0\n0.1,1e300,0.1,0.5,1,0,0,0\n'
+                    '0.2,0.4,0.1,0.5,1e300,0,0,1e300\n')
+    code, out, err = _run(capsys, 'track', 'panda', '--goals', str(huge), '--rate', '50',
+                          '--settle', '0.2', '--out', str(tmp_path / 'o3'), '--no-progress')
+    assert 'row 2, column x..z: invalid goal: position.x = 1e+300 m is out of range' in err
+    assert 'goals: 2 used, 1 skipped' in out and 'overflow' not in err
     bad = tmp_path / 'bad.csv'
     bad.write_text('a,b\n1,2\n')
     code, _, err = _run(capsys, 'track', 'panda', '--goals', str(bad), '--no-progress')
@@ -191,3 +198,16 @@ def test_track_with_tasks_file(capsys, tmp_path):
                         '--out', str(tmp_path / 'out'), '--no-progress', '--settle', '1.0')
     assert code == 0 and 'goals: 2 used, 0 skipped' in out
     assert (tmp_path / 'out' / 'track.mcap' / 'metadata.yaml').is_file()
+
+
+@pytest.mark.parametrize('violations, step, last_ok, code', [
+    (0, 0.8, True, 0), (0, 0.8, False, 1), (1, 0.8, True, 1), (0, 1.01, True, 1)])
+def test_tracking_exit_status_reflects_the_whole_run(violations, step, last_ok, code):
+    """0 only when limits and velocity bounds held throughout and the last goal was reached."""
+    from types import SimpleNamespace
+
+    from pdls_ik.cli.tracking import exit_status
+    log = SimpleNamespace(results=[SimpleNamespace(success=False),
+                                   SimpleNamespace(success=last_ok)])
+    summary = {'joint_limit_violations': violations, 'largest_step_over_velocity_bound': step}
+    assert exit_status(log, summary) == code

@@ -107,3 +107,30 @@ def test_malformed_and_empty_files(capsys, tmp_path):
     for name, message in (('bad.urdf', 'not well-formed'), ('empty.urdf', 'empty')):
         code, _, err = _run(capsys, 'fk', str(tmp_path / name), 'a')
         assert code == 2 and message in err
+
+
+def test_directory_instead_of_urdf_is_named(capsys, tmp_path):
+    code, out, err = _run(capsys, 'info', str(tmp_path))
+    assert code == 2 and out == ''
+    assert err.strip() == f'pdls-ik info: error: a directory, not a URDF file: {tmp_path}'
+
+
+def test_warnings_are_one_line_without_source(capsys, tmp_path):
+    urdf = tmp_path / 'floating.urdf'
+    urdf.write_text(
+        '<robot name="f"><link name="world"/><link name="base"/><link name="tip"/>'
+        '<joint name="free" type="floating"><parent link="world"/><child link="base"/></joint>'
+        '<joint name="j1" type="revolute"><parent link="base"/><child link="tip"/>'
+        '<axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="1" velocity="1"/></joint>'
+        '</robot>')
+    code, _, err = _run(capsys, 'info', str(urdf))
+    assert code == 0
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("pdls-ik info: warning: joint 'free'")
+
+
+def test_fk_outside_limits_is_computed_with_a_warning(capsys):
+    code, out, err = _run(capsys, 'fk', 'panda', 'panda_link8', '--q', '0', '0', '0', '-1', '0',
+                          '0', '0', '100')
+    assert code == 0 and out.startswith('pose of panda_link8')
+    assert err.strip() == 'pdls-ik fk: warning: q outside the joint limits of panda_finger_joint1'

@@ -25,6 +25,7 @@ import argparse
 from importlib import import_module
 import sys
 from typing import Optional, Sequence
+import warnings
 
 from pdls_ik.errors import PDLSIKError
 
@@ -63,6 +64,19 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     """Entry point of ``pdls-ik``; returns the exit status (0 ok, 1 no solution, 2 bad input)."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    with warnings.catch_warnings():
+        warnings.showwarning = _one_line_warning(args.command)
+        return _run(args)
+
+
+def _one_line_warning(command: str):
+    """Build a ``warnings.showwarning`` printing 'pdls-ik CMD: warning: …' (no path, no source)."""
+    def show(message, category, filename, lineno, file=None, line=None):
+        print(f'pdls-ik {command}: warning: {message}', file=sys.stderr)
+    return show
+
+
+def _run(args) -> int:
     try:
         return int(args._run(args))
     except PDLSIKError as exc:

@@ -29,8 +29,8 @@ import argparse
 from pathlib import Path
 
 from pdls_ik.cli.common import add_robot_arguments, make_solver
-from pdls_ik.cli.tracking import (print_summary, run_tracking, summarize, wall_start_ns,
-                                  write_bag)
+from pdls_ik.cli.tracking import (exit_status, print_summary, run_tracking, summarize,
+                                  wall_start_ns, write_bag)
 from pdls_ik.demo_path import default_path
 from pdls_ik.errors import InputError
 from pdls_ik.plot import plot_tracking
@@ -41,7 +41,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         'demo', help='track a figure-eight goal path; write a bag, a plot and a summary',
         description='Tracking demo: the robot (default: the bundled Panda) follows a '
                     'figure-eight with changing orientation; writes OUT/demo.mcap and '
-                    'OUT/demo.png.')
+                    'OUT/demo.png. Exit status: 0 when every joint stayed within its limits '
+                    'and velocity bound and the last goal was reached, 1 otherwise, 2 on bad '
+                    'input.')
     parser.add_argument('--urdf', default='panda', help='URDF file or bundled robot name '
                                                         '(default: panda)')
     add_robot_arguments(parser, urdf_positional=False)
@@ -86,6 +88,4 @@ def run(args: argparse.Namespace) -> int:
                               solver.config.orientation_tolerance))
     print(f"wrote {out / 'demo.mcap'} ({', '.join(f'{k} {v}' for k, v in counts.items())})")
     print(f"wrote {out / 'demo.png'}")
-    ok = summary['joint_limit_violations'] == 0 and \
-        summary['largest_step_over_velocity_bound'] <= 1.0 + 1e-9
-    return 0 if ok else 1
+    return exit_status(log, summary)

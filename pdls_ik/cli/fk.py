@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import warnings
 
 import numpy as np
 from pdls_ik.errors import InputError
@@ -52,6 +53,10 @@ def _parse_q(values, robot) -> np.ndarray:
 def run(args: argparse.Namespace) -> int:
     robot = load_urdf(urdf_path(args.urdf))
     q = _parse_q(args.q, robot)
+    outside = [name for name, v, lo, up in zip(robot.joint_names, q, robot.lower, robot.upper)
+               if not lo <= v <= up]
+    if outside:     # FK is defined there, but the user may have mistyped a value or a unit
+        warnings.warn(f"q outside the joint limits of {', '.join(outside)}")
     base = args.base or robot.base_link
     T = robot.forward_kinematics(q, args.link, base)
     quat = Rotation.from_matrix(T[:3, :3]).as_quat()

@@ -21,7 +21,8 @@ timed poses in the base frame. A bad row (missing or non-numeric value, NaN/inf,
 quaternion, time going backwards) is skipped and reported naming the row and column; the run
 goes on with the other goals. The robot tracks the latest goal at --rate from the middle of its
 limits (or --seed) until the last goal time plus --settle; writes OUT/track.mcap and
-OUT/track.png.
+OUT/track.png. Exit status: 0 when every joint stayed within its limits and velocity bound and
+the last goal was reached, 1 otherwise, 2 on bad input.
 """
 from __future__ import annotations
 
@@ -36,8 +37,8 @@ from typing import List, Tuple
 
 import numpy as np
 from pdls_ik.cli.common import add_robot_arguments, make_solver
-from pdls_ik.cli.tracking import (print_summary, run_tracking, summarize, wall_start_ns,
-                                  write_bag)
+from pdls_ik.cli.tracking import (exit_status, print_summary, run_tracking, summarize,
+                                  wall_start_ns, write_bag)
 from pdls_ik.errors import InputError
 from pdls_ik.plot import plot_tracking
 from pdls_ik.tasks.se3 import parse_pose
@@ -80,7 +81,8 @@ def _goal(row: int, values: dict) -> Goal:
     try:
         parse_pose((p, q))
     except InputError as exc:
-        raise InputError(f'row {row}, column qx..qw: {exc}') from None
+        columns = 'x..z' if 'position' in str(exc) else 'qx..qw'
+        raise InputError(f'row {row}, column {columns}: {exc}') from None
     return nums['t'], p, q
 
 
@@ -164,4 +166,4 @@ def run(args: argparse.Namespace) -> int:
     plot_tracking(log.arrays(), log.joint_names, log.level_names, solver.lower, solver.upper,
                   out / 'track.png', title=f'pdls_ik track: {solver.linkage.name}')
     print(f"wrote {out / 'track.mcap'} and {out / 'track.png'}")
-    return 0 if log.results[-1].success else 1
+    return exit_status(log, summary)

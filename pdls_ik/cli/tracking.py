@@ -170,6 +170,19 @@ def lag_causes(log: TrackingLog, solver: IKSolver) -> Dict[str, int]:
     return counts
 
 
+def exit_status(log: TrackingLog, summary: Dict[str, float]) -> int:
+    """
+    Exit status of a tracking run (``pdls-ik track`` and ``demo``).
+
+    0 when every joint stayed within its limits and velocity bound and the last goal was
+    reached (its final cycle succeeded: earlier cycles may lag behind a moving goal); else 1.
+    """
+    ok = summary['joint_limit_violations'] == 0 and \
+        summary['largest_step_over_velocity_bound'] <= 1.0 + 1e-9 and \
+        bool(log.results) and bool(log.results[-1].success)
+    return 0 if ok else 1
+
+
 def summarize(log: TrackingLog, solver: IKSolver) -> Dict[str, float]:
     """
     Summarize a run.
