@@ -21,6 +21,16 @@ NumPy reference when both are available.
 from __future__ import annotations
 
 import importlib.util
+import os
+from pathlib import Path
+
+# Compiled kernels are cached (numba ``cache=True``) in the user's cache folder, not beside the
+# sources: a cache inside site-packages survives ``pip uninstall`` (pip does not know those
+# files) and the leftover ``pdls_ik/_accel/__pycache__`` then shadows a later (editable)
+# install as an empty namespace package. Set before numba is imported; a NUMBA_CACHE_DIR
+# chosen by the user wins.
+os.environ.setdefault('NUMBA_CACHE_DIR', str(
+    Path(os.environ.get('XDG_CACHE_HOME') or Path.home() / '.cache') / 'pdls_ik' / 'numba'))
 
 
 def available() -> bool:
