@@ -227,10 +227,10 @@ class _TrackProblem(_Problem):
         The undamped PDLS step from q within the joint limits [lower, upper] (``undamped``)
         tells whether the goal is within this cycle's box [lo, up] to first order; if so the
         goal is the target. Otherwise the box-constrained least-squares step d (``boxed``:
-        projected Gauss–Seidel over [lo, up], ``seeds/003``) is the best the cycle can do, and
+        projected Gauss–Seidel over [lo, up]) is the best the cycle can do, and
         the target is the pose it predicts: the frame residual is clamped to the part of
         e(q) that d achieves, J d, by subtracting ``shift = e(q) − J d`` from it during the
-        cycle (the residual clamping of ``seeds/000``, as a shift held for the whole cycle so
+        cycle (PDLS residual clamping, as a shift held for the whole cycle so
         that its iterations converge to a fixed pose whatever their number). The joints that
         d puts on a bound are held there for the cycle (their bounds narrowed to that value),
         as in the optimal step: the others reach the target. ``free`` (n,) bool: the
@@ -333,9 +333,9 @@ class IKSolver:
         move are freed and sampled by the random restarts (e.g. the passive joints of a
         closed chain); the one-shot solves run on the NumPy backend.
 
-    Levels (seed 001): closure invariants (if any) > joint locks (if any) > targets by priority
-    (the pose task at ``pose_priority``) > posture (null space of all). Joint limits are hard
-    bounds in every iteration.
+    Levels (as in Baerlocher & Boulic 2004): closure invariants (if any) > joint locks (if
+    any) > targets by priority (the pose task at ``pose_priority``) > posture (null space of
+    all). Joint limits are hard bounds in every iteration.
 
     :raises ConfigError: bad option.
     :raises LinkError: unknown tip or base link, or no movable joint between them.
@@ -678,8 +678,8 @@ class IKSolver:
           at the norm of that bound (``theta_diff_max_mag``), which keeps the step smooth near
           a singularity instead of saturating every joint (Baerlocher 2001);
         * reach: when the undamped step to the goal leaves that box, the cycle aims instead at
-          the pose predicted by the box-constrained least-squares step (projected Gauss–Seidel,
-          ``seeds/003``), which it reaches within the box to first order; the posture then
+          the pose predicted by the box-constrained least-squares step (projected
+          Gauss–Seidel), which it reaches within the box to first order; the posture then
           rests. A far goal is approached with the error falling cycle after cycle, and a
           cycle's result does not depend on how many iterations it ran beyond
           ``TRACK_MIN_ITERATIONS`` (so neither on the machine's load);
