@@ -43,6 +43,7 @@ EXIT_OK, EXIT_NO_SOLUTION, EXIT_BAD_INPUT = 0, 1, 2
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """Return the ``pdls-ik`` argument parser with every available subcommand registered."""
     parser = argparse.ArgumentParser(
         prog='pdls-ik',
         description='Inverse kinematics by Prioritized Damped Least Squares.')

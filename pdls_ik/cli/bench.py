@@ -37,6 +37,7 @@ def suite_dir() -> Optional[Path]:
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
+    """Register ``pdls-ik bench`` on ``subparsers``; return its parser."""
     parser = subparsers.add_parser(
         'bench', help='run the benchmark suite against peer solvers (quick by default)',
         description='Run benchmarks/run_all.py of the source tree: one-shot success and time '
@@ -62,6 +63,7 @@ def build_argv(args) -> List[str]:
 
 
 def run(args) -> int:
+    """Run the quick benchmark suite; return its exit status."""
     folder = suite_dir()
     if folder is None:
         print('pdls-ik bench: error: the benchmark suite is not installed with the package; '

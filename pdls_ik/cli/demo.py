@@ -37,6 +37,7 @@ from pdls_ik.plot import plot_tracking
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
+    """Register ``pdls-ik demo`` on ``subparsers``; return its parser."""
     parser = subparsers.add_parser(
         'demo', help='track a figure-eight goal path; write a bag, a plot and a summary',
         description='Tracking demo: the robot (default: the bundled Panda) follows a '
@@ -57,6 +58,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run the tracking demo; return 0 ok, 1 limits/velocity violated or last goal missed."""
     if not 0.0 < args.duration <= 3600.0:
         raise InputError(f'--duration: {args.duration} must be in (0, 3600] seconds')
     if not 0.0 < args.rate <= 10000.0:

@@ -27,6 +27,7 @@ from scipy.spatial.transform import Rotation
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
+    """Register ``pdls-ik fk`` on ``subparsers``; return its parser."""
     parser = subparsers.add_parser(
         'fk', help='forward kinematics of one link',
         description='Pose of LINK in the base frame for the joint values --q (radians, metres, '
@@ -51,6 +52,7 @@ def _parse_q(values, robot) -> np.ndarray:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Print the pose of a link (4×4, position [m], quaternion x y z w); return 0."""
     robot = load_urdf(urdf_path(args.urdf))
     q = _parse_q(args.q, robot)
     outside = [name for name, v, lo, up in zip(robot.joint_names, q, robot.lower, robot.upper)

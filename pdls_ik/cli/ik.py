@@ -29,6 +29,7 @@ from pdls_ik.errors import InputError
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
+    """Register ``pdls-ik ik`` on ``subparsers``; return its parser."""
     parser = subparsers.add_parser(
         'ik', help='one-shot inverse kinematics of a pose',
         description='Joint values that put --tip at --pose (in the --base frame). '
@@ -59,6 +60,7 @@ def result_dict(res) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Solve one goal and print q by joint name; return 0 solved, 1 no solution."""
     solver = make_solver(args.urdf, args.tip, args.base, args.config, args.tasks,
                          position_only=args.position_only)
     if args.timeout is not None and not args.timeout > 0:

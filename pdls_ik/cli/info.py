@@ -25,6 +25,7 @@ from pdls_ik.resources import urdf_path
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
+    """Register ``pdls-ik info`` on ``subparsers``; return its parser."""
     parser = subparsers.add_parser(
         'info', help='show joints, types, limits and the link tree of a URDF',
         description='Load a URDF (file, or bundled robot name: panda, ur5, bimanual) and print '
@@ -76,6 +77,7 @@ def _tree_lines(robot: Linkage) -> List[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Print joints, types, limits and the link tree of a URDF; return 0."""
     robot = load_urdf(urdf_path(args.urdf), base_link=args.base)
     info = describe(robot)
     if args.json:

@@ -49,6 +49,7 @@ Goal = Tuple[float, np.ndarray, np.ndarray]
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
+    """Register ``pdls-ik track`` on ``subparsers``; return its parser."""
     parser = subparsers.add_parser(
         'track', help='track a file of timed goal poses; write a bag, a plot and a summary',
         description=__doc__.split('\n\n', 1)[1])
@@ -137,6 +138,7 @@ def read_goals(path: Path) -> Tuple[List[Goal], List[str]]:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Track a goal file; return 0 ok, 1 limits/velocity violated or last goal missed."""
     solver = make_solver(args.urdf, args.tip, args.base, args.config, args.tasks,
                          tracking_rate=args.rate)
     if not 0.0 < args.rate <= 10000.0:
