@@ -53,6 +53,12 @@ def _run(tracker, limit=1000):
     return outs
 
 
+def _assert_tip_at(robot, q, goal):
+    """Assert the tip's forward kinematics at q is within 1e-5 m of the goal position."""
+    reached = robot.linkage.forward_kinematics(q, robot.tip_link)
+    np.testing.assert_allclose(reached[:3, 3], goal[:3, 3], atol=1e-5)
+
+
 def test_tracks_reachable_goal_with_bounded_steps(store):  # noqa: F811
     _, types = store
     robot = panda_robot()
@@ -89,8 +95,7 @@ def test_newest_goal_wins_and_flood_does_not_queue(store):  # noqa: F811
     _offer(tracker, types, last)
     outs = _run(tracker)
     assert len(outs) < 100  # only the newest goal is solved
-    reached = robot.linkage.forward_kinematics(outs[-1].result.q, robot.tip_link)
-    np.testing.assert_allclose(reached[:3, 3], last[:3, 3], atol=1e-5)
+    _assert_tip_at(robot, outs[-1].result.q, last)
 
 
 def test_joint_states_seed_the_cycle(store):  # noqa: F811
@@ -155,8 +160,7 @@ def test_tool_frame_goal_converted_at_arrival(store):  # noqa: F811
     target = _offer(tracker, types, offset, frame='panda_link8')
     np.testing.assert_allclose(target, reachable_goal(robot, q0) @ offset, atol=1e-14)
     outs = _run(tracker)
-    reached = robot.linkage.forward_kinematics(outs[-1].result.q, robot.tip_link)
-    np.testing.assert_allclose(reached[:3, 3], target[:3, 3], atol=1e-5)
+    _assert_tip_at(robot, outs[-1].result.q, target)
 
 
 def test_unreachable_goal_stalls_with_error_status(store):  # noqa: F811
