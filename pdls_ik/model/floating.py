@@ -19,8 +19,9 @@ Configuration q (nq = nv + 1 = n + 7) = [x, y, z, qx, qy, qz, qw, joints (n)]: t
 floating body (root position [m] and unit quaternion in ROS order) in the world frame, then the
 joints in ``Linkage.joint_names`` order. Velocity / step v (nv = n + 6) = [v (3), ω (3),
 joints (n)], the root twist expressed in the root frame (Pinocchio's free-flyer convention) and
-the joint rates. The step is applied on the Lie group SE(3) × Rⁿ, as the hierarchical Newton
-solver of ``seeds/002`` integrates its steps on a Lie-group configuration space::
+the joint rates. The step is applied on the Lie group SE(3) × Rⁿ, as HPP's hierarchical Newton
+solver (``hpp::constraints::solver::HierarchicalIterative``, hpp-constraints) integrates its
+steps on a Lie-group configuration space::
 
     integrate(q, v):   T_root ← T_root · exp(v_root),   joints ← joints + v_joints
     difference(q0, q1) = v  such that integrate(q0, v) = q1

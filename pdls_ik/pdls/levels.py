@@ -19,7 +19,8 @@ A level is the pair (e_k, J_k): ``e_k`` (m_k,) is the change of the level's task
 want, ``J_k`` (m_k, n) maps a variation Δθ to the resulting change, so the solver seeks
 ``J_k Δθ = e_k``. Levels are given highest priority first.
 
-Row comparison types (after the hierarchical solver of ``seeds/002``): an equality row always
+Row comparison types (after those of HPP's hierarchical Newton solver,
+``hpp::constraints::solver::HierarchicalIterative`` in hpp-constraints): an equality row always
 takes part; an inequality row only while it is violated, and then as an equality that drives its
 residual to zero. With ``LESS_EQUAL`` a row is satisfied while ``e_i <= 0``; with
 ``GREATER_EQUAL`` while ``e_i >= 0``. For instance a lower bound ``x >= x_min`` on a task value x

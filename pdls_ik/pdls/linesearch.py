@@ -13,7 +13,10 @@
 # limitations under the License.
 
 """
-Step length α along Δθ (the line-search strategies of the hierarchical solver, ``seeds/002``).
+Step length α along Δθ: the line-search strategies of a hierarchical Newton solver.
+
+The strategies are those of HPP's ``hpp::constraints::solver::HierarchicalIterative``
+(hpp-constraints).
 
 * ``constant``: α = ``step_size`` every iteration.
 * ``fixed_sequence``: α starts at ``line_search_alpha_min`` and follows
@@ -52,11 +55,11 @@ class LineSearch:
         :param merit0: merit (sum of squared counted residual norms) at θ.
         :param evaluate: ``evaluate(theta_candidate) -> (theta_next, evaluation, merit)``; called
             only by backtracking, whose last evaluation is handed back for reuse.
+        :param integrate: ``integrate(theta, step) -> theta`` applying a step on a Lie group
+            (as hpp-constraints integrates on the configuration space); default θ + step.
 
         :return: ``(alpha, theta_next, evaluation)`` where ``evaluation`` is None unless the
             candidate was already evaluated.
-            integrate: ``integrate(theta, step) -> theta`` applying a step on a Lie group
-            (``seeds/002``); default θ + step.
         """
         o = self.options
         move = _add if integrate is None else integrate

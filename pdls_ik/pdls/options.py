@@ -15,11 +15,13 @@
 """
 Options of the PDLS solver: one dataclass, validated on construction.
 
-Field names follow the knobs of the PDLS reference (Baerlocher & Boulic 2004 as documented in
-``seeds/000``) in snake_case, so ``thetaDiffMaxMag`` is ``theta_diff_max_mag`` and so on. Knobs
-borrowed from the hierarchical Newton solver (``seeds/002``: free variables, optional last level,
-line searches) and the plain DLS loop (``seeds/004``: step size, fixed λ, respect limits) live in
-the same class so that one solver covers all three configurations.
+Field names follow the knobs of the PDLS solver of Marsette Vona's MSim (``vona.math.PDLS``, an
+implementation of Baerlocher & Boulic 2004) in snake_case, so ``thetaDiffMaxMag`` is
+``theta_diff_max_mag`` and so on. Knobs borrowed from HPP's hierarchical Newton solver
+(hpp-constraints' ``HierarchicalIterative``: free variables, optional last level, line searches)
+and from the plain damped least squares loop (Wampler 1986; Nakamura & Hanafusa 1986; as in the
+Elixir library bb_ik_dls: step size, fixed λ, respect limits) live in the same class so that one
+solver covers all three configurations.
 
 Per-level values (``residual_tol``, ``damping``, ``residual_max_mag``, ``slowdown_limit``,
 ``speedup_limit``) accept a scalar applied to every level or a sequence indexed by priority level
@@ -122,8 +124,9 @@ class PDLSOptions:
             previous ‖e_k‖ (``divergence_factor=None`` disables the check).
         abort_on_divergence: stop with status "diverged"; revert_on_divergence: go back to the θ
             before the diverging step (on abort, or before retrying with a slower step size).
-        last_is_optional: the last level does not count for convergence (``seeds/002``).
-    Adaptive step size (seed header, "Adaptive Step Size and Damping"):
+        last_is_optional: the last level does not count for convergence (as the optional last
+            level of hpp-constraints' hierarchical solver).
+    Adaptive step size (the adaptive step size of MSim's ``vona.math.PDLS``):
         adaptive_step_size: manage ``residual_max_mag`` per level from the second iteration on.
         slowdown_threshold, speedup_threshold: fractions of ``theta_diff_max_mag`` for the
             unclamped ‖Δθ‖ above which to slow down / below which a speed-up is allowed.
@@ -131,7 +134,7 @@ class PDLSOptions:
             automatic λ (None: check off).
         slowdown_factor (< 1), speedup_factor (> 1), slowdown_limit / speedup_limit: per-level
             lower / upper bounds of the managed residual clamp.
-    Line search (``seeds/002``) applied to the final Δθ:
+    Line search (the strategies of hpp-constraints' hierarchical solver) applied to the final Δθ:
         line_search: "constant" (α = step_size), "backtracking" (sufficient decrease of the
             summed squared residual), "fixed_sequence" (α_{i+1} = α_max − K(α_max − α_i)),
             "error_norm" (α = 1 − (1 − α_min)·tanh(‖e‖ / line_search_error_scale)).
@@ -145,8 +148,9 @@ class PDLSOptions:
         respect_limits: run the limiting loop (hard limits on θ).
         limit_strategy: how a step that would leave the limits is bounded: "clamping" (the
             limiting loop, strict priorities) or "pgs" (the damped step as one box-constrained
-            least-squares problem solved by projected Gauss–Seidel, ``seeds/003``, see
-            :mod:`pdls_ik.pdls.pgs`; levels weighted by ``pgs_level_weight``^k).
+            least-squares problem solved by projected Gauss–Seidel as in Simbody's
+            ``SimTK::PGSImpulseSolver``, see :mod:`pdls_ik.pdls.pgs`; levels weighted by
+            ``pgs_level_weight``^k).
         pgs_level_weight: weight ratio between consecutive levels under "pgs", in (0, 1].
         pgs_max_iterations, pgs_tol: sweep budget and relative stopping tolerance of PGS.
     """
@@ -273,12 +277,14 @@ class PDLSOptions:
             damping: Optional[float] = 0.05, adaptive_damping: bool = False,
             step_size: float = 1.0, respect_limits: bool = True) -> 'PDLSOptions':
         """
-        Return the single-level damped least squares loop of ``seeds/004`` as PDLS options.
+        Return the classic single-level damped least squares loop as PDLS options.
 
-        One level, fixed λ (or the automatic λ when ``adaptive_damping``), a constant step size,
-        no adaptive step size and no Δθ clamping: each iteration applies
-        ``step_size · Jᵀ(JJᵀ + λ²I)⁻¹ e``. A separate orientation tolerance is expressed by the
-        problem's ``converged`` hook (or by two levels).
+        The Levenberg–Marquardt / DLS iteration of Wampler 1986 and Nakamura & Hanafusa 1986
+        (as run, for instance, by the Elixir library bb_ik_dls). One level, fixed λ (or the
+        automatic λ when ``adaptive_damping``), a constant step size, no adaptive step size and
+        no Δθ clamping: each iteration applies ``step_size · Jᵀ(JJᵀ + λ²I)⁻¹ e``. A separate
+        orientation tolerance is expressed by the problem's ``converged`` hook (or by two
+        levels).
         """
         return cls(max_iterations=max_iterations, residual_tol=tolerance,
                    damping=None if adaptive_damping else damping, step_size=step_size,

@@ -28,11 +28,12 @@ through its normal equations H x = g, H = AᵀA + λ²I, g = Aᵀb, by projected
 
     x_i ← clip(x_i − (H_i · x − g_i) / H_ii,  l_i,  u_i)
 
-This is the iteration of the projected Gauss–Seidel impulse solver of Simbody (``seeds/003``:
-bounded unknowns ``lb ≤ π ≤ ub`` solved row by row with projection), here applied to the
-kinematic step; H is symmetric positive definite when λ > 0, so the sweeps converge to the
-unique minimizer (Cryer 1971, "The solution of a quadratic programming problem using systematic
-overrelaxation"; Murty 1988, *Linear Complementarity, Linear and Nonlinear Programming*).
+This is the iteration of Simbody's projected Gauss–Seidel impulse solver
+(``SimTK::PGSImpulseSolver``: bounded unknowns ``lb ≤ π ≤ ub`` solved row by row with
+projection), here applied to the kinematic step; H is symmetric positive definite when λ > 0,
+so the sweeps converge to the unique minimizer (Cryer 1971, "The solution of a quadratic
+programming problem using systematic overrelaxation"; Murty 1988, *Linear Complementarity,
+Linear and Nonlinear Programming*).
 
 For priority levels (:func:`pgs_step`), the levels are stacked with weights ``w^k`` (w =
 ``pgs_level_weight`` ≪ 1): the bounds are met exactly, the priorities become very strong weights

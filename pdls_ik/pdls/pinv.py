@@ -63,7 +63,8 @@ def auto_lambda(residual_mag: float, min_sigma: float, target_mag: float,
 
     which caps every gain σ/(σ² + λ²) at 1/d, hence ‖Δθ‖ <= target_mag. Damping is skipped when
     ``σ_min >= never_damp_sigma``; below ``always_damp_sigma`` it is always applied, with d
-    raised to at least ``always_damp_sigma`` (our reading of the seed's "always damp").
+    raised to at least ``always_damp_sigma`` (our reading of ``alwaysDampSigma`` in MSim's
+    ``vona.math.PDLS``).
 
     :param residual_mag: norm of the (clamped) compensated residual of the level.
     :param min_sigma: smallest singular value of the restricted Jacobian above ``svd_tol``.

@@ -12,7 +12,7 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""The problem interface of :func:`pdls_ik.pdls.solve` (the seed's ``updateProblem`` split)."""
+"""The problem interface of :func:`pdls_ik.pdls.solve` (MSim PDLS's ``updateProblem``, split)."""
 from __future__ import annotations
 
 from typing import List, Optional
@@ -60,7 +60,7 @@ class PDLSProblem:
         θ ⊕ step (n,).
 
         apply a step (n,) to θ. Override for variables on a Lie group (a floating root's rotation,
-        ``seeds/002``), whose Jacobians are taken with respect to the step in the tangent space;
-        the default is plain addition.
+        integrated as in hpp-constraints' hierarchical Newton solver), whose Jacobians are taken
+        with respect to the step in the tangent space; the default is plain addition.
         """
         return theta + step

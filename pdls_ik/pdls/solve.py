@@ -13,7 +13,10 @@
 # limitations under the License.
 
 """
-The PDLS iteration loop: evaluate, check, step, apply (the seed's solve cycles, ``seeds/000``).
+The PDLS iteration loop: evaluate, check, step, apply.
+
+The loop runs the solve cycles of the PDLS solver of Marsette Vona's MSim (``vona.math.PDLS``),
+an implementation of Baerlocher & Boulic 2004.
 
 Each cycle evaluates the problem at θ, then in this order: converged (every counted level within
 its tolerance, or the problem's own test) → diverged (a level above ``min_divergable_level``
@@ -72,7 +75,7 @@ def solve(problem: Union[PDLSProblem, Callable], theta0, lower=None, upper=None,
     :param problem: ``problem(theta) -> levels`` or a :class:`PDLSProblem`-like object with
         ``levels(theta)`` and optional ``posture_variation(theta)``,
         ``converged(theta, levels)``, ``normalize(theta)`` and ``integrate(theta, step)``
-        (applies a step on a Lie-group configuration space, ``seeds/002``; the Jacobians
+        (applies a step on a Lie-group configuration space, as hpp-constraints does; the Jacobians
         are then taken with respect to that step; default θ + step). A problem whose
         attribute ``trusted_levels`` is True promises :class:`Level` objects with float
         arrays of the right shapes and finite values: they are used without validation

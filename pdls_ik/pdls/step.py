@@ -32,7 +32,7 @@ priority loop runs again, until no new variable is clamped (at most n rounds).
 
 With ``limit_strategy="pgs"`` the limiting loop is replaced: a step that leaves the limits is
 recomputed as one box-constrained damped least-squares problem by projected Gauss–Seidel
-(:mod:`pdls_ik.pdls.pgs`, ``seeds/003``).
+(:mod:`pdls_ik.pdls.pgs`, after Simbody's ``SimTK::PGSImpulseSolver``).
 
 Inequality rows are handled the same way: a satisfied row that the step would violate joins its
 level with the request to land on its bound, and the passes repeat until nothing new is clamped

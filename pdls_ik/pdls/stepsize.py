@@ -13,7 +13,10 @@
 # limitations under the License.
 
 """
-Adaptive step size: per-level residual clamps managed between iterations (``seeds/000``).
+Adaptive step size: per-level residual clamps managed between iterations.
+
+The scheme is that of the PDLS solver of Marsette Vona's MSim (``vona.math.PDLS``), an addition
+to the method of Baerlocher & Boulic 2004.
 
 The step size of level k is ``residual_max_mag[k]``, the largest residual the next step may bite.
 After each step that left the problem unconverged:
