@@ -17,9 +17,9 @@ Closed chain: drive the crank of a planar four-bar, the passive joints follow th
 
 The loop closure (config/fourbar_closures.yaml) sits on the highest "invariant" level, the crank
 target (a joint lock on the input joint) one level below, so the passive coupler and rocker joints
-move to keep the loop closed (seed 001: chain closures as invariant effectors). Each step is
-checked against the closed-form position analysis of the four-bar (intersection of the circles of
-radius |AB| about A and |DB| about D).
+move to keep the loop closed (chain closures as invariant effectors, as in MSim's
+``msim.control.Solver``). Each step is checked against the closed-form position analysis of the
+four-bar (intersection of the circles of radius |AB| about A and |DB| about D).
 
 Run:  python examples/closed_chain_fourbar.py        (exit status 0 when every check passes)
 """

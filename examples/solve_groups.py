@@ -16,13 +16,13 @@
 Solve groups: two arms that do not interact are solved as two smaller problems.
 
 The bimanual robot's torso joint is fixed, so the left-arm and right-arm tasks share no joint
-(seed 001: solve groups). For random reachable goals (each arm's own random configuration) the
-script solves the joint problem and the grouped one from the same seed, with options under
-which the PDLS step is block-wise (fixed damping, clamping by component), and reports the largest
-difference of the answers and the solve times (median of the runs) in two scenarios: both arms
-get new goals, or only the right arm does (the left arm's group then costs one evaluation, while
-the joint problem keeps evaluating both arms every iteration). Timings depend on the machine;
-only the answers are checked.
+(the solve groups of MSim's robot PDLS solver, ``msim.control.Solver``). For random reachable
+goals (each arm's own random configuration) the script solves the joint problem and the grouped
+one from the same seed, with options under which the PDLS step is block-wise (fixed damping,
+clamping by component), and reports the largest difference of the answers and the solve times
+(median of the runs) in two scenarios: both arms get new goals, or only the right arm does (the
+left arm's group then costs one evaluation, while the joint problem keeps evaluating both arms
+every iteration). Timings depend on the machine; only the answers are checked.
 
 Run:  python examples/solve_groups.py [--runs N]     (exit status 0 when every check passes)
 """

@@ -18,7 +18,7 @@ Whole-body IK of a small humanoid with a floating root (quaternion in q, Lie-gro
 Priorities (strict): both feet keep their pose on the ground (level 0) > the centre of mass
 stays above the middle of the feet in x, y (level 1) > the hands reach targets (level 2) > the
 head camera looks at the right hand (level 3) > posture. The pelvis is free: 6 root variables
-(nv = 29, nq = 30), integrated on SE(3) (seed 002).
+(nv = 29, nq = 30), integrated on SE(3) (Lie-group steps as in hpp-constraints).
 
 Run:  python examples/whole_body.py        (exit status 0 when every check passes)
 """

@@ -16,12 +16,12 @@
 Extra tasks of an :class:`~pdls_ik.ik.IKSolver`: closures, CoM, bounds... beside its tip pose.
 
 The extra tasks join the tip pose task in one :class:`~pdls_ik.levels.LevelStack` (invariants >
-locks > targets by priority > posture, seed ``001``). :class:`ExtraTasks` knows where their rows
-are and tells whether each required task is within its own tolerance, with the definitions of
-:mod:`pdls_ik.task_solver` (:func:`~pdls_ik.task_solver.task_error`,
-:func:`~pdls_ik.task_solver.level_tolerance`). :func:`moved_variables` finds the joints the
-tasks move (freed for the solver and sampled by random restarts: e.g. the passive joints of a
-closed chain, off the tip chain).
+locks > targets by priority > posture, as MSim's ``msim.control.Solver`` ranks its effectors).
+:class:`ExtraTasks` knows where their rows are and tells whether each required task is within
+its own tolerance, with the definitions of :mod:`pdls_ik.task_solver`
+(:func:`~pdls_ik.task_solver.task_error`, :func:`~pdls_ik.task_solver.level_tolerance`).
+:func:`moved_variables` finds the joints the tasks move (freed for the solver and sampled by
+random restarts: e.g. the passive joints of a closed chain, off the tip chain).
 """
 from __future__ import annotations
 

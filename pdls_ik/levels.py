@@ -13,7 +13,10 @@
 # limitations under the License.
 
 """
-Assign tasks to strict PDLS priority levels, as the robot-specific PDLS solver does (seed 001).
+Assign tasks to strict PDLS priority levels.
+
+The ranking of task kinds follows the effector hierarchy of the robot PDLS solver of Marsette
+Vona's MSim (``msim.control.Solver``), built on Baerlocher & Boulic 2004.
 
 Order, highest first:
 

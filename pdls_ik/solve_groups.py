@@ -15,7 +15,7 @@
 """
 Solve groups: split a task set into independent smaller PDLS problems.
 
-As in the robot-specific PDLS solver (``seeds/001``: every closure is solved together with all
+As in the robot PDLS solver of MSim (``msim.control.Solver``: every closure is solved with all
 joints its support overlaps, transitively — its *solve group* — and joints outside any support
 get no solver), two variables belong to the same group when some task row depends on both. A
 task couples all the variables its Jacobian depends on, except a *separable* task whose every row

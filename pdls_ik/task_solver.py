@@ -17,15 +17,17 @@ Multi-task solver: any set of tasks (closures, CoM, frames, bounds...) on any ro
 
 :class:`~pdls_ik.IKSolver` solves one tip pose with random restarts and tracking; this facade
 solves a whole task set from a seed: the tasks are grouped into strict priority levels by
-:class:`~pdls_ik.levels.LevelStack` (invariants > locks > targets by priority > posture, seed
-``001``) and handed to :func:`pdls_ik.pdls.solve`. Success is each required task within its own
-tolerance (:func:`task_error`); ``optional`` tasks (soft limit avoidance) never block success.
-On a :class:`~pdls_ik.model.floating.FloatingBase` the step is integrated on the Lie group
-(``seeds/002``) and q has a quaternion (nq = nv + 1).
+:class:`~pdls_ik.levels.LevelStack` (invariants > locks > targets by priority > posture, the
+effector ranking of MSim's ``msim.control.Solver``) and handed to :func:`pdls_ik.pdls.solve`.
+Success is each required task within its own tolerance (:func:`task_error`); ``optional`` tasks
+(soft limit avoidance) never block success. On a :class:`~pdls_ik.model.floating.FloatingBase`
+the step is integrated on the Lie group (as in hpp-constraints' hierarchical Newton solver) and q
+has a quaternion (nq = nv + 1).
 
-Fixed joints (``fixed_joints``) are not variables of the solve (seed ``002`` free variables;
-seed ``001``: locked joints belong to no solver); with ``solve_groups=True`` the variables are
-split into independent problems (:mod:`pdls_ik.solve_groups`).
+Fixed joints (``fixed_joints``) are not variables of the solve (the free variables of
+hpp-constraints' ``HierarchicalIterative``; in MSim's ``msim.control.Solver`` locked joints
+belong to no solver); with ``solve_groups=True`` the variables are split into independent
+problems (:mod:`pdls_ik.solve_groups`).
 """
 from __future__ import annotations
 

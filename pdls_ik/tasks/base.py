@@ -18,9 +18,10 @@ The abstract task: residual rows e(q) and Jacobian rows J(q), with weight and pr
 A task (an *effector* in Baerlocher & Boulic 2004) states what the solver should achieve as a
 residual ``e(q)`` (m,), the change of the task values we want, and its Jacobian ``J(q)`` (m, n),
 the derivative of the task values with respect to q, so that the solver seeks ``J Δq = e``.
-Rows are already multiplied by the task's weight (seed ``001``: soft-goal rows are multiplied by
-their weights). Tasks are grouped into strict priority levels by :mod:`pdls_ik.levels` from their
-:attr:`Task.kind` and :attr:`Task.priority`.
+Rows are already multiplied by the task's weight (as MSim's robot PDLS solver,
+``msim.control.Solver``, weights the rows of its soft-goal effectors). Tasks are grouped into
+strict priority levels by :mod:`pdls_ik.levels` from their :attr:`Task.kind` and
+:attr:`Task.priority`.
 """
 from __future__ import annotations
 
@@ -34,8 +35,8 @@ from pdls_ik.errors import InputError
 
 Array = NDArray[np.float64]
 
-#: kinds of task, in priority order (seed 001: chain-closure invariants above locks above
-#: targets above posture)
+#: kinds of task, in priority order (the effector ranking of MSim's ``msim.control.Solver``:
+#: chain-closure invariants above locks above targets above posture)
 INVARIANT, LOCK, TARGET, POSTURE = 'invariant', 'lock', 'target', 'posture'
 KIND_ORDER = {INVARIANT: -1, LOCK: 0, TARGET: 1, POSTURE: 2}
 

@@ -17,10 +17,11 @@ Loop-closure task: two links of the tree joined by a closure joint (closed chain
 
 A URDF is a tree, so a closed chain (four-bar, parallel gripper, two hands on one object) is
 described by cutting one joint of each loop and declaring the cut as a closure between a frame
-F_a fixed on ``link_a`` and a frame F_b fixed on ``link_b``. As in the robot-specific PDLS solver
-(``seeds/001``: each chain closure induces an *invariant effector*; all invariants share the
-highest priority level 0), the task has kind ``"invariant"``, so every other task acts only in the
-null space of the closure constraints: with one input joint driven, the passive joints follow.
+F_a fixed on ``link_a`` and a frame F_b fixed on ``link_b``. As in the robot PDLS solver of MSim
+(``msim.control.Solver``: each chain closure induces an *invariant effector*; all invariants
+share the highest priority level 0), the task has kind ``"invariant"``, so every other task acts
+only in the null space of the closure constraints: with one input joint driven, the passive
+joints follow.
 
 Residual in the frame of ``link_a`` (T_ab(q): pose of link_b in link_a, J its relative Jacobian in
 link_a coordinates; p_af, R_af: F_a in link_a; p_bf, R_bf: F_b in link_b; r = R_ab p_bf)::

@@ -13,7 +13,10 @@
 # limitations under the License.
 
 """
-Joint lock task: hold given joints at given values, above every target (seed 001).
+Joint lock task: hold given joints at given values, above every target.
+
+Locks rank as the lock effectors of MSim's robot PDLS solver (``msim.control.Solver``): below the
+chain-closure invariants, above every target and the posture.
 
 Residual and Jacobian (one row per locked joint i with value v_i):
 

@@ -18,7 +18,7 @@ Soft joint-limit avoidance: keep joints away from their limits when the tasks al
 Hard limits are enforced by the PDLS limiting loop; this task adds a *margin* inside them as
 inequality rows, normally on a low priority level (Baerlocher & Boulic 2004, §4, joint limits
 as the highest constraints; the soft margin as an optional lower level follows the "limit
-penalty" effectors of the robot-specific PDLS solver, ``seeds/001``). For joint i with limits
+penalty" effectors of MSim's robot PDLS solver, ``msim.control.Solver``). For joint i with limits
 [l_i, u_i] and margin m_i the soft bounds are ``l_i + m_i ≤ q_i ≤ u_i − m_i``::
 
     e = w (l_i + m_i − q_i)   LESS_EQUAL         e = w (u_i − m_i − q_i)   GREATER_EQUAL

@@ -15,10 +15,10 @@
 """
 Position bound task: keep a point of a link inside a box, or on one side of a plane.
 
-Inequality rows of the PDLS solver (the comparison types of the hierarchical solver of
-``seeds/002``, see :mod:`pdls_ik.pdls.levels`): a row takes part only while it is violated (or
-while the step would violate it), and then drives the point back onto the bound; a satisfied
-bound leaves the level's null space untouched.
+Inequality rows of the PDLS solver (after the row comparison types of HPP's hierarchical Newton
+solver in hpp-constraints, see :mod:`pdls_ik.pdls.levels`): a row takes part only while it is
+violated (or while the step would violate it), and then drives the point back onto the bound; a
+satisfied bound leaves the level's null space untouched.
 
 With x(q) the point (base frame) and J_x its linear Jacobian (3, n):
 

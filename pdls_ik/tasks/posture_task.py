@@ -22,8 +22,8 @@ Residual and Jacobian (n rows):
 with the difference taken the short way round for continuous joints. The preferred values q*
 default to the middle of the joint limits (0 for unbounded joints). In a PDLS solve the posture is
 not a level but the *posture variation* ``w (q* − q)``, projected into the null space left by every
-level (Baerlocher & Boulic 2004, §3.3; seed 001: posture effectors rank below all targets), so it
-only moves redundant degrees of freedom.
+level (Baerlocher & Boulic 2004, §3.3; as in MSim's ``msim.control.Solver``, posture effectors
+rank below all targets), so it only moves redundant degrees of freedom.
 """
 from __future__ import annotations
 
