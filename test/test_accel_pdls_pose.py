@@ -40,8 +40,8 @@ def test_jacobi_rows_give_the_svd_and_the_damped_solution_including_rank_deficie
             A[5] = 2.0 * A[4] + (1e-12 if k % 2 else 0.0) * A[3]   # (nearly) rank deficient
         b = rng.normal(size=6)
         W = np.concatenate((A, b[:, None]), axis=1)
-        s, norms = np.empty(6), np.empty(6)
-        jacobi_rows(W, A.shape[1], s, norms)
+        s, norms, Q = np.empty(6), np.empty(6), np.eye(6)
+        jacobi_rows(W, A.shape[1], s, norms, Q)
         u_ref, s_ref, vt_ref = np.linalg.svd(A, full_matrices=False)
         np.testing.assert_allclose(np.sort(s)[::-1], s_ref, atol=1e-13)
         big = s > 1e-9
@@ -52,4 +52,28 @@ def test_jacobi_rows_give_the_svd_and_the_damped_solution_including_rank_deficie
         keep = s_ref > 1e-9
         ref = (vt_ref[keep].T * (s_ref[keep] / (s_ref[keep] ** 2 + lam ** 2))) @ \
             (u_ref[:, keep].T @ b)
+        np.testing.assert_allclose(ours, ref, atol=1e-11)
+        # Q = Uᵀ: the rotations applied to [A | b]
+        np.testing.assert_allclose(Q @ Q.T, np.eye(6), atol=1e-13)
+        np.testing.assert_allclose(Q @ np.concatenate((A, b[:, None]), axis=1), W, atol=1e-12)
+
+
+def test_jacobi_rows_warm_started_from_a_previous_u_give_the_svd_of_the_new_matrix():
+    """Started from the Uᵀ of a nearby matrix (the previous iteration), the result is unchanged."""
+    from pdls_ik._accel.pdls_pose import jacobi_rows
+    rng = np.random.default_rng(1)
+    for k in range(20):
+        A = rng.normal(size=(6, 6 + k % 3))
+        W, s, norms, Q = np.concatenate((A, np.zeros((6, 1))), axis=1), np.empty(6), \
+            np.empty(6), np.eye(6)
+        jacobi_rows(W, A.shape[1], s, norms, Q)
+        A2 = A + 1e-2 * rng.normal(size=A.shape)
+        b = rng.normal(size=6)
+        W = Q @ np.concatenate((A2, b[:, None]), axis=1)
+        jacobi_rows(W, A.shape[1], s, norms, Q)
+        u_ref, s_ref, vt_ref = np.linalg.svd(A2, full_matrices=False)
+        np.testing.assert_allclose(np.sort(s)[::-1], s_ref, atol=1e-13)
+        lam = 0.01
+        ours = (W[:, -1] / (s ** 2 + lam ** 2)) @ W[:, :-1]
+        ref = (vt_ref.T * (s_ref / (s_ref ** 2 + lam ** 2))) @ (u_ref.T @ b)
         np.testing.assert_allclose(ours, ref, atol=1e-11)
