@@ -27,9 +27,17 @@ of all problems come from one batched product, the prefix products and Jacobians
 The dual 6 × 6 form equals the Levenberg–Marquardt step (JᵀJ + μ I)⁻¹ Jᵀ e. Joint limits are
 hard: a variable the step would push out of [lower, upper] is held at the limit it reaches, its
 column removed and the step recomputed with that motion compensated (one pass of the PDLS
-limiting loop, Baerlocher & Boulic 2004, §4); θ is then clipped into the limits. A problem whose
-local solve does not converge within ``max_iterations`` (or stops improving) restarts from a
-random in-limit seed, up to ``max_restarts`` times, as :meth:`pdls_ik.IKSolver.solve` does.
+limiting loop, Baerlocher & Boulic 2004, §4); θ is then clipped into the limits.
+
+Revolute joints go through their limits as in :meth:`pdls_ik.IKSolver.solve` (the periodic
+variables of :func:`pdls_ik.ik.periodic_variables`): such a joint that the step takes beyond a
+limit is not held there when θ + 2πk lies within the limits for some integer k, and θ takes that
+image, the same pose (:func:`pdls_ik.pdls.periodic.turn_into_limits`): the UR5's ±2π joints and
+its elbow at ±π no longer stop a turn short of the goal. Seeds are placed the same way.
+
+A problem whose local solve does not converge within ``max_iterations`` (or stops improving)
+restarts from a random in-limit seed, up to ``max_restarts`` times, as
+:meth:`pdls_ik.IKSolver.solve` does.
 
 Success is decided exactly as by :class:`pdls_ik.IKSolver`: the forward kinematics of the returned
 q (continuous joints wrapped into [-π, π), clipped into limits) is within ``position_tolerance``
@@ -47,6 +55,7 @@ from typing import Optional
 import numpy as np
 from numpy.typing import NDArray
 from pdls_ik.errors import InputError, LinkError
+from pdls_ik.pdls.periodic import turn_into_limits
 from pdls_ik.trajectory import wrap_angle
 
 Array = NDArray[np.float64]
@@ -90,9 +99,12 @@ class ChainArrays:
     :ivar select: (m, n) Jacobian column map J = cols @ select (mimic columns summed).
     :ivar lower, upper: (n,) limits; sample_lo, sample_hi: (n,) seed sampling range (±π where a
         limit is infinite); free: (n,) variables that move the tip.
+    :ivar periodic: (n,) bool, the variables turned through their limits
+        (:func:`pdls_ik.ik.periodic_variables`).
     """
 
     def __init__(self, linkage, tip: str, base: Optional[str] = None):
+        from pdls_ik.ik import periodic_variables  # imported here: pdls_ik.ik loads the solver
         base = linkage.base_link if base is None else base
         chain = linkage.chain(tip, base)
         if chain.passive:
@@ -116,6 +128,7 @@ class ChainArrays:
         self.lower = np.asarray(linkage.lower, dtype=float)
         self.upper = np.asarray(linkage.upper, dtype=float)
         self.continuous = np.asarray(linkage.continuous, dtype=bool)
+        self.periodic = periodic_variables(linkage)
         self.sample_lo = np.where(np.isfinite(self.lower), self.lower, -math.pi)
         self.sample_hi = np.where(np.isfinite(self.upper), self.upper, math.pi)
         self.free = np.any(self.select != 0.0, axis=0)
@@ -200,14 +213,37 @@ def _errors(e: Array):
             np.sqrt(np.einsum('Ni,Ni->N', e[:, 3:], e[:, 3:])))
 
 
-def _step(J: Array, e: Array, q: Array, lower: Array, upper: Array, damping: float,
-          min_damping: float) -> Array:
-    """Damped least-squares steps (N, n) with one limiting pass (module docstring)."""
+def turn_rows(t: Array, lower: Array, upper: Array, periodic: NDArray[np.bool_]):
+    """
+    :func:`pdls_ik.pdls.periodic.turn_into_limits` of every row of t (N, n) [rad, m].
+
+    :param lower, upper: (n,) limits; periodic: (n,) bool.
+    :return: (t' (N, n), turned (N, n) bool): the periodic values outside the limits that have an
+        image t + 2πk within them take it; t itself when nothing turns.
+    """
+    shape = t.shape
+    flat, turned = turn_into_limits(t.reshape(-1), np.broadcast_to(lower, shape).reshape(-1),
+                                    np.broadcast_to(upper, shape).reshape(-1),
+                                    np.broadcast_to(periodic, shape).reshape(-1))
+    return flat.reshape(shape), turned.reshape(shape)
+
+
+def _step(J: Array, e: Array, q: Array, lower: Array, upper: Array,
+          periodic: NDArray[np.bool_], damping: float, min_damping: float) -> Array:
+    """
+    Damped least-squares steps (N, n) with one limiting pass (module docstring).
+
+    A periodic variable whose q + Δq has an image within the limits is not held at the limit.
+    """
     mu = damping * 0.5 * np.einsum('Ni,Ni->N', e, e) + min_damping
     eye = np.eye(6)
     dq = dls_rows(J, e, mu, eye)
     new = q + dq
     over, under = new > upper, new < lower
+    if periodic.any() and (over.any() or under.any()):
+        turned = turn_rows(new, lower, upper, periodic)[1]
+        over &= ~turned
+        under &= ~turned
     hit = over | under
     rows = hit.any(axis=1)
     if rows.any():
@@ -257,8 +293,10 @@ def _solve_numpy(ch: ChainArrays, targets, q, tol_p, tol_o, max_iterations, max_
         move = ~done & ~restart
         if move.any():
             idx = active[move]
-            dq = _step(J[move], e[move], qa[move], ch.lower, ch.upper, damping, min_damping)
-            q[idx] = np.clip(qa[move] + dq, ch.lower, ch.upper)
+            dq = _step(J[move], e[move], qa[move], ch.lower, ch.upper, ch.periodic, damping,
+                       min_damping)
+            new = turn_rows(qa[move] + dq, ch.lower, ch.upper, ch.periodic)[0]
+            q[idx] = np.clip(new, ch.lower, ch.upper)
             iterations[idx] += 1
             local[idx] += 1
         active = active[~done]
@@ -288,8 +326,9 @@ def solve_batch(linkage, tip: str, targets, seeds=None, base: Optional[str] = No
     :param tip: controlled link; base: frame of the goals (default the linkage's base link), an
         ancestor of the tip or joined to it by fixed joints only.
     :param targets: (N, 4, 4) goal poses of the tip in the base frame [m].
-    :param seeds: (N, n) start configurations (clipped into the limits), or None for the middle of
-        the limits (0 for continuous joints).
+    :param seeds: (N, n) start configurations (periodic joints turned onto an image within their
+        limits when one exists, then clipped into the limits), or None for the middle of the
+        limits (0 for continuous joints).
     :param **options: the keyword arguments of :class:`BatchSolver`.
 
     :return: :class:`BatchResult`.
@@ -351,7 +390,7 @@ class BatchSolver:
         if not np.isfinite(q).all():
             raise InputError(f'seeds: row {int(np.argwhere(~np.isfinite(q))[0, 0])} has a '
                              'non-finite value')
-        return np.clip(q, ch.lower, ch.upper)
+        return np.clip(turn_rows(q, ch.lower, ch.upper, ch.periodic)[0], ch.lower, ch.upper)
 
     def solve(self, targets, seeds=None) -> BatchResult:
         """

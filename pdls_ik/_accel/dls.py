@@ -17,8 +17,10 @@ Numba kernel of :func:`pdls_ik.batch.solve_batch`: the same iteration, compiled 
 
 Per iteration: chain forward kinematics and Jacobian in one pass (prefix products of the joint
 transforms, columns [a × (t − p); a]), the pose residual with a closed-form SO(3) log, the
-error-damped least-squares step Jᵀ(JJᵀ + μI)⁻¹e by a 6 × 6 Cholesky solve, one limiting pass,
-clipping into the limits, and the stall / iteration-budget restarts from random in-limit seeds.
+error-damped least-squares step Jᵀ(JJᵀ + μI)⁻¹e by a 6 × 6 Cholesky solve, one limiting pass
+(a periodic variable whose target has an image within the limits is not held), the periodic
+variables turned onto that image, clipping into the limits, and the stall / iteration-budget
+restarts from random in-limit seeds.
 See :mod:`pdls_ik.batch` for the mathematics; this file must stay its exact transcription.
 """
 from __future__ import annotations
@@ -29,6 +31,14 @@ import numba
 import numpy as np
 
 STALL_WINDOW, STALL_RATIO = 5, 0.9  # same values as pdls_ik.batch (asserted by the tests)
+TWO_PI = 2.0 * math.pi
+
+
+@numba.njit(cache=True)
+def _turned(t, lower, upper):
+    """:func:`pdls_ik.pdls.periodic.turn_into_limits` of one value: its image or NaN (none)."""
+    image = t + TWO_PI * math.ceil((lower - t) / TWO_PI)
+    return image if image <= upper else math.nan
 
 
 @numba.njit(cache=True, fastmath=False)
@@ -154,8 +164,8 @@ def _dls(J, e, mu, active, out):
 
 @numba.njit(cache=True)
 def _solve_one(q, target, basis, qidx, mult, offset, start, end, axis, revolute, select, lower,
-               upper, sample_lo, sample_hi, free, tol_p, tol_o, max_iterations, max_restarts,
-               damping, min_damping):
+               upper, sample_lo, sample_hi, free, periodic, tol_p, tol_o, max_iterations,
+               max_restarts, damping, min_damping):
     n = q.shape[0]
     T = np.empty((4, 4))
     P = np.zeros((4, 4))
@@ -198,6 +208,9 @@ def _solve_one(q, target, basis, qidx, mult, offset, start, end, axis, revolute,
             t = q[j] + dq[j]
             unclamped[j] = True
             fixed[j] = 0.0
+            if periodic[j] and (t > upper[j] or t < lower[j]) and \
+                    not math.isnan(_turned(t, lower[j], upper[j])):
+                continue  # goes through the limit onto its image: not held
             if t > upper[j]:
                 fixed[j], unclamped[j], hit = upper[j] - q[j], False, True
             elif t < lower[j]:
@@ -212,7 +225,12 @@ def _solve_one(q, target, basis, qidx, mult, offset, start, end, axis, revolute,
             for j in range(n):
                 dq[j] = fixed[j] + dq2[j]
         for j in range(n):
-            q[j] = min(max(q[j] + dq[j], lower[j]), upper[j])
+            t = q[j] + dq[j]
+            if periodic[j] and (t > upper[j] or t < lower[j]):
+                image = _turned(t, lower[j], upper[j])
+                if not math.isnan(image):
+                    t = image
+            q[j] = min(max(t, lower[j]), upper[j])
         iterations += 1
         local += 1
     return iterations, restarts
@@ -220,16 +238,18 @@ def _solve_one(q, target, basis, qidx, mult, offset, start, end, axis, revolute,
 
 @numba.njit(cache=True)
 def _solve_all(targets, Q, basis, qidx, mult, offset, start, end, axis, revolute, select, lower,
-               upper, sample_lo, sample_hi, free, continuous, tol_p, tol_o, max_iterations,
-               max_restarts, damping, min_damping, random_seed, iterations, restarts, errors):
+               upper, sample_lo, sample_hi, free, continuous, periodic, tol_p, tol_o,
+               max_iterations, max_restarts, damping, min_damping, random_seed, iterations,
+               restarts, errors):
     n = Q.shape[1]
     T, P, J, e = np.empty((4, 4)), np.empty((4, 4)), np.empty((6, n)), np.empty(6)
     for i in range(Q.shape[0]):
         np.random.seed(random_seed + i)
         q = Q[i]
         it, rs = _solve_one(q, targets[i], basis, qidx, mult, offset, start, end, axis,
-                            revolute, select, lower, upper, sample_lo, sample_hi, free, tol_p,
-                            tol_o, max_iterations, max_restarts, damping, min_damping)
+                            revolute, select, lower, upper, sample_lo, sample_hi, free,
+                            periodic, tol_p, tol_o, max_iterations, max_restarts, damping,
+                            min_damping)
         iterations[i], restarts[i] = it, rs
         # the returned q as pdls_ik.batch.check_solutions makes it: wrapped, clipped, measured
         for j in range(n):
@@ -257,6 +277,7 @@ def solve_many(ch, targets, q, tol_p, tol_o, max_iterations, max_restarts, dampi
     errors = np.empty((N, 2))
     _solve_all(np.ascontiguousarray(targets), q, ch.basis, ch.qidx, ch.multiplier, ch.offset,
                ch.start, ch.end, ch.axis, ch.revolute, ch.select, ch.lower, ch.upper,
-               ch.sample_lo, ch.sample_hi, ch.free, ch.continuous, tol_p, tol_o, max_iterations,
-               max_restarts, damping, min_damping, random_seed, iterations, restarts, errors)
+               ch.sample_lo, ch.sample_hi, ch.free, ch.continuous, ch.periodic, tol_p, tol_o,
+               max_iterations, max_restarts, damping, min_damping, random_seed, iterations,
+               restarts, errors)
     return q, iterations, restarts, errors[:, 0], errors[:, 1]
