@@ -293,6 +293,12 @@ class _TrackProblem(_Problem):
         return False
 
 
+def _level_metrics(res: 'pdls.PDLSResult') -> Tuple[List, List, List, List]:
+    """Per-level (residual norms, λ, ranks, smallest singular values) lists of a PDLS result."""
+    return (list(res.residual_norms), [float(x) for x in res.lambdas],
+            [int(x) for x in res.ranks], [float(x) for x in res.min_singular_values])
+
+
 def periodic_variables(linkage) -> Array:
     """
     Return the (n,) bool mask of the variables whose values θ and θ + 2π give the same pose.
@@ -368,10 +374,11 @@ class IKSolver:
         self.upper = np.asarray(linkage.upper, dtype=float)
         self.continuous = np.asarray(linkage.continuous, dtype=bool)
         self._any_continuous = bool(self.continuous.any())
+        self._limit_pairs = list(zip(self.lower.tolist(), self.upper.tolist()))
         # a joint within 1e-9 (relative beyond 1) of a limit counts as at the limit
         # (clamped_joints): q <= near_lower or q >= near_upper
         tol = 1e-9 * np.maximum(1.0, np.abs(np.where(np.isfinite(self.lower), self.lower, 0.0)))
-        self._near_limits = (self.lower + tol, self.upper - tol)
+        near_lower, near_upper = (self.lower + tol).tolist(), (self.upper - tol).tolist()
         self._sample_lo = np.where(np.isfinite(self.lower), self.lower, -math.pi)
         self._sample_hi = np.where(np.isfinite(self.upper), self.upper, math.pi)
         free_orientation = cfg.position_only or cfg.orientation_tolerance >= math.pi
@@ -408,6 +415,9 @@ class IKSolver:
             free[fixed_idx] = False
             self._sample_variables = np.flatnonzero(moved)
         self.free = free
+        #: (joint name, near lower, near upper) of the variables the solver moves (clamped_joints)
+        self._clamp_rows = [(int(i), self.joint_names[i], near_lower[i], near_upper[i])
+                            for i in np.flatnonzero(free)]
         periodic = periodic_variables(linkage)
         if self.locks is not None:
             periodic[self.locks.indices] = False
@@ -473,19 +483,20 @@ class IKSolver:
         if arr.shape != (self.n,):
             raise InputError(f'{label}: expected {self.n} joint values '
                              f"({', '.join(self.joint_names)}), got {arr.size}")
-        if not math.isfinite(float(arr.sum())):     # one test on the fast path
-            bad = np.flatnonzero(~np.isfinite(arr))
-            if bad.size:
-                raise InputError(f"{label}: value for joint '{self.joint_names[bad[0]]}' is "
-                                 f'{arr[bad[0]]}, not a finite number')
         if self._any_continuous:
             arr[self.continuous] = wrap_angle(arr[self.continuous])
-        if (arr < self.lower).any() or (arr > self.upper).any():
-            outside = np.flatnonzero((arr < self.lower) | (arr > self.upper))
-            names = ', '.join(self.joint_names[i] for i in outside)
-            notes.append(f'{label} clamped into joint limits ({names})')
-            arr = np.clip(arr, self.lower, self.upper)
-        return arr
+        # the fast path, on Python floats (a NumPy test costs 4× more for a robot arm); NaN fails
+        if all(lo <= v <= hi for v, (lo, hi) in zip(arr.tolist(), self._limit_pairs)):
+            return arr
+        given = np.array(q, dtype=float).reshape(-1)     # as given, before wrapping
+        bad = np.flatnonzero(~np.isfinite(given))
+        if bad.size:
+            raise InputError(f"{label}: value for joint '{self.joint_names[bad[0]]}' is "
+                             f'{given[bad[0]]}, not a finite number')
+        outside = np.flatnonzero((arr < self.lower) | (arr > self.upper))
+        names = ', '.join(self.joint_names[i] for i in outside)
+        notes.append(f'{label} clamped into joint limits ({names})')
+        return np.clip(arr, self.lower, self.upper)
 
     def _set_goal(self, target, notes: List[str]) -> None:
         self.frame.set_target(target)
@@ -533,23 +544,31 @@ class IKSolver:
             return self._kernel.errors(q, self.frame)
         return self.errors(q)
 
-    def _finish(self, res: 'pdls.PDLSResult', q: Array, iterations: int, restarts: int,
-                t0: float, notes: List[str], known: Optional[Tuple] = None) -> IKResult:
+    def _finish(self, q: Array, status: str, metrics: Tuple[List, List, List, List],
+                iterations: int, restarts: int, t0: float, notes: List[str],
+                known: Optional[Tuple] = None) -> IKResult:
         """
         Build the IKResult of configuration q (n,).
 
-        ``known``: (q', position error, orientation error) measured at some q' — reused when q is
-        still q' after wrapping, clipping and snapping (no second forward kinematics).
+        ``status``: the PDLS status of the attempt that gave q; ``metrics``: its per-level lists
+        (residual norms, λ, ranks, smallest singular values). ``known``: (q', position error,
+        orientation error) measured at some q' — reused when q is still q' after wrapping,
+        clipping and snapping (no second forward kinematics).
         """
         q_in = q
         if self._any_continuous:
             q = q.copy()
             q[self.continuous] = wrap_angle(q[self.continuous])
-        q = np.minimum(np.maximum(q, self.lower), self.upper)     # np.clip costs twice that
+        values = q.tolist()     # the tests on Python floats: 4× cheaper than NumPy for an arm
+        if not all(lo <= v <= hi for v, (lo, hi) in zip(values, self._limit_pairs)):
+            q = np.minimum(np.maximum(q, self.lower), self.upper)     # np.clip costs twice that
         if self.locks is not None:       # held to rounding: snap exactly onto the lock values
+            q = q.copy() if q is q_in else q
             held = np.abs(q[self.locks.indices] - self.locks.values) <= LOCK_TOL
             q[self.locks.indices[held]] = self.locks.values[held]
-        if known is not None and known[0] is q_in and bool((q == q_in).all()):
+        if q is not q_in:
+            values = q.tolist()
+        if known is not None and known[0] is q_in and (q is q_in or bool((q == q_in).all())):
             pos, ori = known[1], known[2]
         else:
             pos, ori = self._errors(q)
@@ -561,18 +580,17 @@ class IKSolver:
             errors = self._extra.errors(q)
             task_errors = {name: err for name, (err, _) in errors.items()}
             ok = ok and all(met for _, met in errors.values())
-        status = 'converged' if ok else (res.status if res.status != 'converged'
-                                         else 'not_converged')
-        at_limit = (q <= self._near_limits[0]) | (q >= self._near_limits[1])
+        if not ok and status == 'converged':
+            status = 'not_converged'
+        residual_norms, lambdas, ranks, min_singular_values = metrics
         return IKResult(
-            q=q, joint_names=list(self.joint_names), success=bool(ok), status=status,
-            iterations=iterations, position_error=pos, orientation_error=ori,
-            solve_time=time.perf_counter() - t0, restarts=restarts, notes=notes,
-            level_names=list(self.level_names), residual_norms=list(res.residual_norms),
-            lambdas=[float(x) for x in res.lambdas], ranks=[int(x) for x in res.ranks],
-            min_singular_values=[float(x) for x in res.min_singular_values],
-            clamped_joints=[self.joint_names[i] for i in np.flatnonzero(at_limit & self.free)]
-            if at_limit.any() else [],
+            q=q, joint_names=list(self.joint_names), success=bool(ok), status=status if not ok
+            else 'converged', iterations=iterations, position_error=pos,
+            orientation_error=ori, solve_time=time.perf_counter() - t0, restarts=restarts,
+            notes=notes, level_names=list(self.level_names), residual_norms=residual_norms,
+            lambdas=lambdas, ranks=ranks, min_singular_values=min_singular_values,
+            clamped_joints=[name for i, name, lo, hi in self._clamp_rows
+                            if values[i] <= lo or values[i] >= hi],
             task_errors=task_errors)
 
     # ------------------------------------------------------------------ public API
@@ -638,7 +656,8 @@ class IKSolver:
                 break
             q0 = self._random_seed(restarts, start)
             restarts += 1
-        return self._finish(best, best_known[0], iterations, restarts, t0, notes, best_known)
+        return self._finish(best_known[0], best.status, _level_metrics(best), iterations,
+                            restarts, t0, notes, best_known)
 
     def _solve_compiled(self, start: Array, deadline: float, t0: float,
                         notes: List[str]) -> IKResult:
@@ -649,7 +668,7 @@ class IKSolver:
         """
         kernel, frame = self._kernel, self.frame
         restart = self.config.random_restarts
-        best, best_score = None, math.inf
+        best = None
         iterations = restarts = 0
         while True:
             first = restarts % MAX_SEEDS
@@ -657,12 +676,11 @@ class IKSolver:
             attempt = kernel.solve(frame, start, best is None, first, seeds, deadline, restart)
             iterations += attempt.iterations
             restarts += attempt.restarts
-            if attempt.score < best_score or best is None:
-                best, best_score = attempt, attempt.score
-            if attempt.result.converged or not restart or time.perf_counter() >= deadline:
+            if best is None or attempt.score < best.score:
+                best = attempt
+            if attempt.status == 'converged' or not restart or time.perf_counter() >= deadline:
                 break
-        best.result.iterations = iterations
-        return self._finish(best.result, best.q, iterations, restarts, t0, notes,
+        return self._finish(best.q, best.status, best.metrics, iterations, restarts, t0, notes,
                             (best.q, best.position_error, best.orientation_error))
 
     def track(self, target, q_current: Sequence[float], dt: float) -> IKResult:
@@ -714,7 +732,7 @@ class IKSolver:
         if problem.timed_out:
             res.status = 'max_time'
         q_out = res.theta if res.converged or res.best_theta is None else res.best_theta
-        return self._finish(res, q_out, res.iterations, 0, t0, notes)
+        return self._finish(q_out, res.status, _level_metrics(res), res.iterations, 0, t0, notes)
 
     def _track_bounds(self, dt: float) -> Tuple[Array, 'pdls.PDLSOptions', Tuple]:
         """

@@ -34,16 +34,14 @@ both backends return the same answers, iteration and restart counts.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 import math
 import time
+from typing import List, NamedTuple, Tuple
 
 import numba
 import numpy as np
-from pdls_ik._accel.dls import _pose_jacobian, _residual
-from pdls_ik.pdls.result import PDLSResult
+from pdls_ik._accel.dls import _pose_jacobian, _residual, _turned
 
-TWO_PI = 2.0 * math.pi
 #: status codes of the kernel; STUCK is the restart monitor's verdict (reported as "stalled")
 CONVERGED, STALLED, MAX_ITERATIONS, MAX_TIME, STUCK = 0, 1, 2, 3, 4
 STATUS_NAMES = ('converged', 'stalled', 'max_iterations', 'max_time', 'stalled')
@@ -62,13 +60,6 @@ def _now():
     with numba.objmode(t='float64'):
         t = time.perf_counter()
     return t
-
-
-@numba.njit(cache=True)
-def _turned(t, lower, upper):
-    """:func:`pdls_ik.pdls.periodic.turn_into_limits` of one value: its image or NaN (none)."""
-    image = t + TWO_PI * math.ceil((lower - t) / TWO_PI)
-    return image if image <= upper else math.nan
 
 
 @numba.njit(cache=True)
@@ -498,18 +489,19 @@ def solve_restarts(start, use_start, seeds, chain_idx, first, deadline, restart,
         runs += 1
 
 
-@dataclass
-class Attempt:
+class Attempt(NamedTuple):
     """
     What one call of the kernel found.
 
-    The best configuration q (n,), its PDLS result (status and the metrics of its local solve), its
-    weighted pose error ``score``, its unweighted errors [m], [rad], and the iterations and
-    restarts spent.
+    The best configuration q (n,), the PDLS status of its local solve and that solve's per-level
+    metrics (residual norms, λ, ranks, smallest singular values: lists of one level, empty but
+    for the norm when no step was taken), its weighted pose error ``score``, its unweighted
+    errors [m], [rad], and the iterations and restarts spent.
     """
 
     q: np.ndarray
-    result: PDLSResult
+    status: str
+    metrics: Tuple[List[float], List[float], List[int], List[float]]
     score: float
     position_error: float
     orientation_error: float
@@ -546,6 +538,11 @@ class PoseKernel:
         self.lam = config.damping if config.damping >= 0.0 else -1.0
         self.tmax, self.max_iterations = config.max_step, config.max_iterations
         self.monitor = tuple(monitor) if config.random_restarts else (0, 1.0)
+        #: the arguments of :func:`solve_restarts` from ``ch`` to ``ratio`` (bound once: a call's
+        #: overhead grows with the tuples it unpacks)
+        self._constants = (self.ch, *self.limits, *self.weights, self.rows, *self.tolerances,
+                           self.lam, self.tmax, OPTION_DEFAULTS['svd_tol'],
+                           OPTION_DEFAULTS['residual_tol'], self.max_iterations, *self.monitor)
         self.target = np.eye(4)
         self.ready = False
 
@@ -579,24 +576,15 @@ class PoseKernel:
 
         Local solves from start (if use_start), then from the seed rows first, first + 1, ...
         """
-        n = start.shape[0]
-        q, metrics = np.empty(n), np.zeros(7)
+        q, metrics = np.empty(start.shape[0]), np.zeros(7)
         status, iterations, runs = solve_restarts(
             start, use_start, seeds, self.chain_idx, first, deadline, restart,
-            self._target(frame), self.ch, *self.limits, *self.weights, self.rows,
-            *self.tolerances, self.lam, self.tmax, OPTION_DEFAULTS['svd_tol'],
-            OPTION_DEFAULTS['residual_tol'], self.max_iterations, *self.monitor, q, metrics)
-        pos, ori = float(metrics[M_POS]), float(metrics[M_ORI])
-        norm, tol = float(metrics[M_NORM]), OPTION_DEFAULTS['residual_tol']
-        result = PDLSResult(theta=q, status=STATUS_NAMES[status], iterations=int(iterations),
-                            residual_norms=[norm], initial_residual_norms=[],
-                            tolerances=[tol], converged_levels=[norm <= tol])
-        if metrics[M_STEPPED]:
-            result.lambdas, result.ranks = [float(metrics[M_LAMBDA])], [int(metrics[M_RANK])]
-            result.min_singular_values = [float(metrics[M_SIGMA])]
+            self._target(frame), *self._constants, q, metrics)
+        norm, lam, rank, sigma, pos, ori, stepped = metrics.tolist()
+        level = ([norm], [lam], [int(rank)], [sigma]) if stepped else ([norm], [], [], [])
         wp, wo = self.weights
-        return Attempt(q, result, math.hypot(pos * wp, ori * wo), pos, ori, int(iterations),
-                       int(runs))
+        return Attempt(q, STATUS_NAMES[status], level, math.hypot(pos * wp, ori * wo), pos, ori,
+                       iterations, runs)
 
     def errors(self, q: np.ndarray, frame):
         """(position [m], orientation [rad]) errors of q (n,) against the goal of ``frame``."""
