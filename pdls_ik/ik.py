@@ -732,7 +732,11 @@ class IKSolver:
         if problem.timed_out:
             res.status = 'max_time'
         q_out = res.theta if res.converged or res.best_theta is None else res.best_theta
-        return self._finish(q_out, res.status, _level_metrics(res), res.iterations, 0, t0, notes)
+        # the last convergence test's errors when it was at q_out against the goal itself
+        known = (q_out, *problem.last_errors) if q_out is problem.last_theta and \
+            problem.shift is None else None
+        return self._finish(q_out, res.status, _level_metrics(res), res.iterations, 0, t0, notes,
+                            known)
 
     def _track_bounds(self, dt: float) -> Tuple[Array, 'pdls.PDLSOptions', Tuple]:
         """
