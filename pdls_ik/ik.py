@@ -43,6 +43,7 @@ from pdls_ik.config import IKConfig
 from pdls_ik.errors import ConfigError, InputError, JointError, LinkError
 from pdls_ik.extra_tasks import ExtraTasks, moved_variables, resolve_tasks
 from pdls_ik.levels import LevelStack
+from pdls_ik.pdls.periodic import turn_into_limits
 from pdls_ik.tasks import FrameTask, JointLockTask, middle_of_limits, PostureTask
 from pdls_ik.trajectory import wrap_angle
 
@@ -474,8 +475,14 @@ class IKSolver:
         return ''
 
     # ------------------------------------------------------------------ helpers
-    def _check_q(self, q, label: str, notes: List[str]) -> Array:
-        """Return q (n,) finite, clamped into limits (noted), continuous joints wrapped."""
+    def _check_q(self, q, label: str, notes: List[str], turn: bool = False) -> Array:
+        """
+        Return q (n,) finite, clamped into limits (noted), continuous joints wrapped.
+
+        ``turn``: the periodic variables outside their limits first take their image a whole
+        number of turns away when it is within them (the same pose; noted), as a one-shot seed
+        may; a tracking state is clamped (a turn is no motion).
+        """
         try:
             arr = np.array(q, dtype=float).reshape(-1)
         except (TypeError, ValueError):
@@ -493,9 +500,16 @@ class IKSolver:
         if bad.size:
             raise InputError(f"{label}: value for joint '{self.joint_names[bad[0]]}' is "
                              f'{given[bad[0]]}, not a finite number')
+        periodic = self._options.periodic_variables
+        if turn and periodic is not None:
+            arr, turned = turn_into_limits(arr, self.lower, self.upper, periodic)
+            if turned.any():
+                names = ', '.join(self.joint_names[i] for i in np.flatnonzero(turned))
+                notes.append(f'{label} turned by whole turns into joint limits ({names})')
         outside = np.flatnonzero((arr < self.lower) | (arr > self.upper))
-        names = ', '.join(self.joint_names[i] for i in outside)
-        notes.append(f'{label} clamped into joint limits ({names})')
+        if outside.size:
+            names = ', '.join(self.joint_names[i] for i in outside)
+            notes.append(f'{label} clamped into joint limits ({names})')
         return np.clip(arr, self.lower, self.upper)
 
     def _set_goal(self, target, notes: List[str]) -> None:
@@ -623,7 +637,8 @@ class IKSolver:
             raise InputError(f'timeout: {timeout} must be a finite number of seconds > 0')
         notes: List[str] = []
         self._set_goal(target, notes)
-        start = self._middle.copy() if seed is None else self._check_q(seed, 'seed', notes)
+        start = self._middle.copy() if seed is None else self._check_q(seed, 'seed', notes,
+                                                                          turn=True)
         if seed is None:
             start[self.continuous] = 0.0
         deadline = t0 + timeout

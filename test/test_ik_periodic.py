@@ -97,3 +97,26 @@ def test_tracking_never_turns_a_joint(ur5):
     solver = IKSolver(robot, 'ee_link')
     assert solver._options.periodic_variables is not None
     assert solver._track_options.periodic_variables is None
+
+
+@pytest.mark.parametrize('backend', BACKENDS)
+def test_a_seed_beyond_a_limit_is_turned_onto_its_image_not_clamped(ur5, backend):
+    """A joint state read a little past 2π is the same pose a turn back: the seed keeps it."""
+    robot, text = ur5
+    bridge = PinocchioBridge(text, robot)
+    goal_q = np.array([0.3, -1.1, 1.4, -0.9, 1.2, 0.25])
+    seed = goal_q.copy()
+    seed[5] += 2.0 * math.pi      # 6.53 rad > 2π: beyond the wrist's upper limit
+    solver = IKSolver(robot, 'ee_link', backend=backend, timeout=NO_TIME_LIMIT)
+    res = solver.solve(bridge.pose(goal_q, 'ee_link'), seed)
+    # the seed is the goal itself once turned: solved at the start, no iteration
+    assert res.success and res.iterations == 0 and res.restarts == 0
+    np.testing.assert_allclose(res.q[:5], goal_q[:5], atol=1e-12)
+    turns = (res.q[5] - goal_q[5]) / (2.0 * math.pi)     # an image of the goal's wrist angle
+    assert abs(turns - round(turns)) <= 1e-12 and robot.lower[5] <= res.q[5] <= robot.upper[5]
+    assert any('seed turned' in n and 'wrist_3_joint' in n for n in res.notes)
+    assert not any('clamped' in n for n in res.notes)
+    # a state the solver tracks from is clamped instead: a turn is no motion
+    track = solver.track(bridge.pose(goal_q, 'ee_link'), seed, 0.01)
+    assert track.q[5] <= robot.upper[5]
+    assert any('q_current clamped' in n and 'wrist_3_joint' in n for n in track.notes)
