@@ -211,3 +211,13 @@ def test_tracking_exit_status_reflects_the_whole_run(violations, step, last_ok, 
                                    SimpleNamespace(success=last_ok)])
     summary = {'joint_limit_violations': violations, 'largest_step_over_velocity_bound': step}
     assert exit_status(log, summary) == code
+
+
+@pytest.mark.parametrize('command', ['ik', 'track', 'demo', 'fk', 'info', 'bench'])
+def test_help_is_plain_text(capsys, command):
+    """``--help`` shows no reStructuredText markup (double backquotes, :meth: roles)."""
+    with pytest.raises(SystemExit) as done:
+        main([command, '--help'])
+    out = capsys.readouterr().out
+    assert done.value.code == 0 and 'usage: pdls-ik ' + command in out
+    assert '``' not in out and ':meth:' not in out and ':mod:' not in out

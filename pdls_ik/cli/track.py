@@ -52,7 +52,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     """Register ``pdls-ik track`` on ``subparsers``; return its parser."""
     parser = subparsers.add_parser(
         'track', help='track a file of timed goal poses; write a bag, a plot and a summary',
-        description=__doc__.split('\n\n', 1)[1])
+        description=__doc__.split('\n\n', 1)[1].replace('``', "'"))  # RST → plain text
     add_robot_arguments(parser)
     parser.add_argument('--goals', required=True, help='CSV or JSON file of timed poses')
     parser.add_argument('--rate', type=float, default=100.0, help='tracking rate in Hz')
