@@ -340,9 +340,10 @@ class IKSolver:
         move are freed and sampled by the random restarts (e.g. the passive joints of a
         closed chain); the one-shot solves run on the NumPy backend.
 
-    Levels (as in Baerlocher & Boulic 2004): closure invariants (if any) > joint locks (if
-    any) > targets by priority (the pose task at ``pose_priority``) > posture (null space of
-    all). Joint limits are hard bounds in every iteration.
+    Levels (ranked as MSim's robot PDLS solver ``msim.control.Solver`` ranks its effectors):
+    closure invariants (if any) > joint locks (if any) > targets by priority (the pose task at
+    ``pose_priority``) > posture (null space of all, Baerlocher & Boulic 2004). Joint limits
+    are hard bounds in every iteration.
 
     :raises ConfigError: bad option.
     :raises LinkError: unknown tip or base link, or no movable joint between them.
