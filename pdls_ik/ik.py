@@ -43,6 +43,7 @@ from pdls_ik.config import IKConfig
 from pdls_ik.errors import ConfigError, InputError, JointError, LinkError
 from pdls_ik.extra_tasks import ExtraTasks, moved_variables, resolve_tasks
 from pdls_ik.levels import LevelStack
+from pdls_ik.model.joint_vector import check_joint_vector
 from pdls_ik.pdls.periodic import turn_into_limits
 from pdls_ik.tasks import FrameTask, JointLockTask, middle_of_limits, PostureTask
 from pdls_ik.trajectory import wrap_angle
@@ -484,23 +485,12 @@ class IKSolver:
         number of turns away when it is within them (the same pose; noted), as a one-shot seed
         may; a tracking state is clamped (a turn is no motion).
         """
-        try:
-            arr = np.array(q, dtype=float).reshape(-1)
-        except (TypeError, ValueError):
-            raise InputError(f'{label}: expected {self.n} numbers') from None
-        if arr.shape != (self.n,):
-            raise InputError(f'{label}: expected {self.n} joint values '
-                             f"({', '.join(self.joint_names)}), got {arr.size}")
+        arr = np.array(check_joint_vector(q, self.joint_names, label))   # a copy of its own
         if self._any_continuous:
             arr[self.continuous] = wrap_angle(arr[self.continuous])
-        # the fast path, on Python floats (a NumPy test costs 4× more for a robot arm); NaN fails
+        # the fast path, on Python floats (a NumPy test costs 4× more for a robot arm)
         if all(lo <= v <= hi for v, (lo, hi) in zip(arr.tolist(), self._limit_pairs)):
             return arr
-        given = np.array(q, dtype=float).reshape(-1)     # as given, before wrapping
-        bad = np.flatnonzero(~np.isfinite(given))
-        if bad.size:
-            raise InputError(f"{label}: value for joint '{self.joint_names[bad[0]]}' is "
-                             f'{given[bad[0]]}, not a finite number')
         periodic = self._options.periodic_variables
         if turn and periodic is not None:
             arr, turned = turn_into_limits(arr, self.lower, self.upper, periodic)
@@ -638,10 +628,11 @@ class IKSolver:
             raise InputError(f'timeout: {timeout} must be a finite number of seconds > 0')
         notes: List[str] = []
         self._set_goal(target, notes)
-        start = self._middle.copy() if seed is None else self._check_q(seed, 'seed', notes,
-                                                                          turn=True)
         if seed is None:
+            start = self._middle.copy()
             start[self.continuous] = 0.0
+        else:
+            start = self._check_q(seed, 'seed', notes, turn=True)
         deadline = t0 + timeout
         if self._kernel is not None:
             return self._solve_compiled(start, deadline, t0, notes)

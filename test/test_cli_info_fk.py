@@ -75,7 +75,7 @@ def test_fk_text_with_base_and_default_zero_q(capsys):
 
 
 @pytest.mark.parametrize('argv,message', [
-    (['fk', 'ur5', 'ee_link', '--q', '0', '1'], 'expected (6,)'),
+    (['fk', 'ur5', 'ee_link', '--q', '0', '1'], 'expected 6 joint values'),
     (['fk', 'ur5', 'ee_link', '--q', '0', '0', '0', '0', '0', 'nan'], 'wrist_3_joint'),
     (['fk', 'ur5', 'ee_link', '--q', '0', '0', '0', '0', '0', 'x'], "'x'"),
     (['fk', 'ur5', 'fubar_link'], 'fubar_link'),

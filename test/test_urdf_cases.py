@@ -351,5 +351,5 @@ def test_c14_root_found_from_the_joint_graph(case_dir):
     with pytest.raises(LinkError, match='base_link') as info:
         load_urdf(path, base_link='base_link')
     assert info.value.link == 'base_link'
-    with pytest.raises(InputError, match=r'expected \(2,\)'):
+    with pytest.raises(InputError, match=r'q: expected 2 joint values, shape \(2,\)'):
         robot.forward_kinematics([0.5], 'gripper')

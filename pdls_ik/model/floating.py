@@ -46,6 +46,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from pdls_ik.errors import InputError, LinkError
 from pdls_ik.model.com import CenterOfMass
+from pdls_ik.model.joint_vector import check_joint_vector
 from pdls_ik.model.joints import skew
 from scipy.spatial.transform import Rotation
 
@@ -193,15 +194,7 @@ class FloatingBase:
     # ------------------------------------------------------------ Linkage-like API (θ)
     def check_q(self, theta: ArrayLike) -> Array:
         """θ as a float array (nv,); InputError naming the bad variable."""
-        arr = np.asarray(theta, dtype=float)
-        if arr.shape != (self.nv,):
-            raise InputError(f'θ has shape {arr.shape}, expected ({self.nv},): '
-                             f"{', '.join(self.joint_names)}")
-        bad = np.flatnonzero(~np.isfinite(arr))
-        if bad.size:
-            raise InputError(f"θ[{bad[0]}] ('{self.joint_names[bad[0]]}') is {arr[bad[0]]}, "
-                             'not a finite number')
-        return arr
+        return check_joint_vector(theta, self.joint_names, 'θ')
 
     def link_index(self, name: str) -> int:
         """Index of a link in :attr:`link_names`; LinkError if unknown."""

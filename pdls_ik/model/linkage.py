@@ -21,12 +21,12 @@ linear-velocity rows first, then angular, for q in :attr:`Linkage.joint_names` o
 from __future__ import annotations
 
 from dataclasses import dataclass
-import math
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from pdls_ik.errors import InputError, JointError, LinkError
+from pdls_ik.errors import JointError, LinkError
+from pdls_ik.model.joint_vector import check_joint_vector
 from pdls_ik.model.joints import Inertial, Joint
 from pdls_ik.model.kinematics import Chain, JointMotions, tree_poses
 
@@ -161,20 +161,12 @@ class Linkage:
         return {j.name: j.multiplier * q[j.index] + j.offset for j in self.joints if j.mimic}
 
     def check_q(self, q: ArrayLike) -> Array:
-        """Return q as an (n,) float array; InputError names the expected length or a bad joint."""
-        try:
-            arr = np.asarray(q, dtype=float)
-        except (TypeError, ValueError):
-            raise InputError(f"q must be {self.n} numbers (joints {', '.join(self.joint_names)})"
-                             ) from None
-        if arr.shape != (self.n,):
-            raise InputError(f'q has shape {arr.shape}, expected ({self.n},): one value per '
-                             f"joint {', '.join(self.joint_names)}")
-        if not math.isfinite(arr.dot(arr)) and not np.isfinite(arr).all():  # dot: fast path
-            bad = int(np.flatnonzero(~np.isfinite(arr))[0])
-            raise InputError(f"q[{bad}] for joint '{self.joint_names[bad]}' is {arr[bad]}, "
-                             'not a finite number')
-        return arr
+        """
+        Return q as an (n,) float array.
+
+        :raises InputError: wrong length (naming the joints) or a NaN/inf (naming the joint).
+        """
+        return check_joint_vector(q, self.joint_names, 'q')
 
     def _q_ext(self, q: ArrayLike) -> Array:
         arr = self.check_q(q)
