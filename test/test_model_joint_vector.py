@@ -32,7 +32,7 @@ def test_a_float_vector_of_the_right_length_is_returned_as_is():
 
 
 @pytest.mark.parametrize('values, message', [
-    ([0.0, 1.0], r"seed: expected 3 joint values, shape \(3,\), one per joint \(a, b, c\); "
+    ([0.0, 1.0], r'seed: expected 3 joint values, shape \(3,\), one per joint \(a, b, c\); '
                  r'got shape \(2,\)'),
     ([[0.0, 1.0, 2.0]], r'got shape \(1, 3\)'),
     (['x', 0.0, 1.0], r'seed: expected 3 numbers, one per joint \(a, b, c\)'),
