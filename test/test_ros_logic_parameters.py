@@ -16,8 +16,9 @@
 from pdls_ik.config import IKConfig, MOVEIT_ALIASES, PARAMETERS
 from pdls_ik.errors import ConfigError
 from pdls_ik.resources import config_file
-from pdls_ik.ros_logic.parameters import (apply_changes, config_from_values, declarations,
-                                          NODE_PARAMETERS, read_only_names)
+from pdls_ik.ros_logic.parameters import (alias_groups, apply_changes, config_from_values,
+                                          declarations, mirrored, NODE_PARAMETERS, out_of_sync,
+                                          read_only_names)
 import pytest
 import yaml
 
@@ -82,3 +83,62 @@ def test_runtime_changes_all_or_nothing():
     assert new.locked_joints == [] and new.locked_positions == []
     new, _ = apply_changes(config, {'robot_description': '<robot/>', 'mode': 'x'})
     assert new == config  # not solver settings
+
+
+def test_runtime_field_and_alias_must_agree():
+    config = IKConfig(tip_link='panda_link8')
+    new, reason = apply_changes(config, {'timeout': 0.02, 'kinematics_solver_timeout': 0.02})
+    assert reason == '' and new.timeout == 0.02
+    bad, reason = apply_changes(config, {'timeout': 0.03, 'kinematics_solver_timeout': 0.02})
+    assert bad is None
+    assert 'kinematics_solver_timeout' in reason and "'timeout'" in reason
+
+
+def test_alias_groups_from_moveit_aliases():
+    assert alias_groups() == {'timeout': ('timeout', 'kinematics_solver_timeout'),
+                              'position_only': ('position_only', 'position_only_ik'),
+                              'position_tolerance': ('position_tolerance', 'epsilon')}
+
+
+@pytest.mark.parametrize('changes, expected', [
+    ({'kinematics_solver_timeout': 0.01}, {'timeout': 0.01}),
+    ({'timeout': 0.01}, {'kinematics_solver_timeout': 0.01}),
+    ({'position_only_ik': True, 'damping': 0.1}, {'position_only': True}),
+    ({'epsilon': 1e-4, 'timeout': 0.2},
+     {'position_tolerance': 1e-4, 'kinematics_solver_timeout': 0.2}),
+    ({'timeout': 0.01, 'kinematics_solver_timeout': 0.01}, {}),  # both given: nothing to add
+    ({'timeout': 0.03, 'kinematics_solver_timeout': 0.02}, {}),  # conflict: refused later
+    ({'damping': 0.1, 'tip_link': 'x'}, {}),
+    ({'kinematics_solver_timeout': None}, {}),  # unset is not copied
+])
+def test_runtime_change_mirrored_to_the_other_names(changes, expected):
+    assert mirrored(changes) == expected
+
+
+def test_mirrored_request_is_accepted_and_reads_one_value():
+    config = IKConfig(tip_link='panda_link8')
+    request = {'kinematics_solver_timeout': 0.01}
+    request.update(mirrored(request))
+    new, reason = apply_changes(config, request)
+    assert reason == '' and new.timeout == 0.01
+    assert out_of_sync(new, request) == {'position_only': False, 'position_only_ik': False,
+                                         'position_tolerance': 1e-5, 'epsilon': 1e-5}
+
+
+def test_startup_alias_only_gives_the_field_its_value():
+    values = {d.name: d.default for d in declarations()}
+    values['kinematics_solver_timeout'] = 0.02
+    config = config_from_values(values)
+    assert config.timeout == 0.02
+    assert out_of_sync(config, values) == {'timeout': 0.02, 'position_only_ik': False,
+                                           'epsilon': 1e-5}
+    values.update(out_of_sync(config, values))
+    assert config_from_values(values) == config and out_of_sync(config, values) == {}
+
+
+def test_startup_field_only_gives_the_alias_its_value():
+    values = {d.name: d.default for d in declarations()}
+    values.update(timeout=0.03, position_only=True)
+    config = config_from_values(values)
+    assert out_of_sync(config, values) == {'kinematics_solver_timeout': 0.03,
+                                           'position_only_ik': True, 'epsilon': 1e-5}

@@ -20,6 +20,8 @@ default, description and range, the MoveIt kinematics.yaml aliases (typed, witho
 they count only when given), and the node's own parameters (:data:`NODE_PARAMETERS`).
 :func:`config_from_values` and :func:`apply_changes` turn parameter values into a validated
 :class:`~pdls_ik.config.IKConfig`, or a reason to refuse them; nothing is half-applied.
+:func:`mirrored` and :func:`out_of_sync` keep every name of one setting (a field and its MoveIt
+aliases) reading the value in use.
 """
 from __future__ import annotations
 
@@ -138,14 +140,21 @@ def apply_changes(config: IKConfig, changes: Mapping[str, Any]
     """
     Validate a set of parameter changes against ``config``, all or nothing.
 
-    :return: (new config, "") when valid; (None, reason naming the parameter) otherwise. Changes of
-        parameters that are not solver settings are ignored here.
+    :return: (new config, "") when valid; (None, reason naming the parameter) otherwise, also
+        when a field and its alias are given different values. Changes of parameters that are not
+        solver settings are ignored here.
     """
-    solver_changes = {}
+    solver_changes: Dict[str, Any] = {}
+    given_as: Dict[str, str] = {}
     for name, value in changes.items():
         target = MOVEIT_ALIASES.get(name, name)
-        if target in PARAMETERS:
-            solver_changes[target] = _normalize(target, value)
+        if target not in PARAMETERS:
+            continue
+        value = _normalize(target, value)
+        if target in solver_changes and solver_changes[target] != value:
+            return None, (f"parameter '{name}': conflicts with '{given_as[target]}' "
+                          f'({value!r} != {solver_changes[target]!r})')
+        solver_changes[target], given_as[target] = value, name
     if solver_changes.get('locked_joints') == [] and 'locked_positions' not in solver_changes:
         solver_changes['locked_positions'] = []
     try:
@@ -157,3 +166,52 @@ def apply_changes(config: IKConfig, changes: Mapping[str, Any]
 def read_only_names() -> List[str]:
     """Names of the parameters that cannot change at runtime."""
     return [d.name for d in declarations() if d.read_only]
+
+
+def alias_groups() -> Dict[str, Tuple[str, ...]]:
+    """
+    Group the names of each setting that has MoveIt aliases.
+
+    :return: IKConfig field -> (field, alias, ...), from :data:`pdls_ik.config.MOVEIT_ALIASES`.
+    """
+    groups: Dict[str, Tuple[str, ...]] = {}
+    for alias, target in MOVEIT_ALIASES.items():
+        groups[target] = groups.get(target, (target,)) + (alias,)
+    return groups
+
+
+def mirrored(changes: Mapping[str, Any]) -> Dict[str, Any]:
+    """
+    Give the other names of the settings being changed, to set in the same request.
+
+    A change of ``kinematics_solver_timeout`` also sets ``timeout`` and the reverse, so that
+    both read the value in use. A setting given under two names with different values gets
+    nothing added (:func:`apply_changes` refuses it); unset values (None) are not copied.
+
+    :param changes: parameter name -> requested value.
+    :return: name not in ``changes`` -> the value requested for another name of its setting.
+    """
+    out: Dict[str, Any] = {}
+    for names in alias_groups().values():
+        given = [changes[n] for n in names if n in changes and changes[n] is not None]
+        if given and all(v == given[0] for v in given):
+            out.update({n: given[0] for n in names if n not in changes})
+    return out
+
+
+def out_of_sync(config: IKConfig, values: Mapping[str, Any]) -> Dict[str, Any]:
+    """
+    Find the names of aliased settings whose parameter does not read the value in use.
+
+    At start-up a parameter file may give only ``kinematics_solver_timeout``: ``timeout`` then
+    still holds its default while the solver uses the alias's value.
+
+    :param config: the configuration in use.
+    :param values: parameter name -> current value (None: unset).
+    :return: name -> value of ``config`` it should read, for the names that differ.
+    """
+    out: Dict[str, Any] = {}
+    for field, names in alias_groups().items():
+        value = getattr(config, field)
+        out.update({n: value for n in names if values.get(n) != value})
+    return out
