@@ -459,15 +459,31 @@ class IKSolver:
             self._kernel = PoseKernel(linkage, tip, base, self.chain_variables,
                                       free_orientation, cfg,
                                       (RESTART_WINDOW, RESTART_RATIO), periodic)
+        #: the implementation of tracking cycles: "numpy" or "numba" (the compiled cycle covers
+        #: joint locks too; a cycle whose goal is beyond its velocity box runs on NumPy)
+        self.tracking_backend = 'numpy' if cfg.backend == 'numpy' or \
+            self._numba_unsupported(cfg, tracking=True) else 'numba'
+        self._track_kernel = None
+        if self.tracking_backend == 'numba':
+            from pdls_ik._accel.pdls_track import TrackKernel
+            self._track_kernel = TrackKernel(linkage, tip, base, free_orientation, cfg, free,
+                                             self.locks, self.posture, LOCK_TOL)
 
-    def _numba_unsupported(self, cfg: IKConfig) -> str:
-        """Why the compiled kernel cannot solve this solver's one-shot problem ("" if it can)."""
+    def _numba_unsupported(self, cfg: IKConfig, tracking: bool = False) -> str:
+        """
+        Why the compiled kernel cannot solve this solver's problem ("" if it can).
+
+        ``tracking``: the problem of a tracking cycle, else of a one-shot solve.
+        """
         if not numba_available():
             return 'numba is not installed (pip install numba)'
         if self._extra is not None:
             return 'extra tasks (closures, CoM, bounds...) are solved by the NumPy code only'
-        if self.locks is not None:
+        if self.locks is not None and not tracking:
             return 'joint locks make a second priority level'
+        if self.locks is not None and len(set(self.locks.indices.tolist())) < \
+                self.locks.indices.size:
+            return 'a joint is locked twice'
         if cfg.limit_strategy != 'clamping':
             return f"limit_strategy '{cfg.limit_strategy}' (the kernel runs the limiting loop)"
         chain = self.linkage.chain(self.tip_link, self.base_link)
@@ -723,6 +739,8 @@ class IKSolver:
 
         :raises InputError: bad goal, q_current of the wrong length or non-finite, dt <= 0.
         """
+        if self._track_kernel is not None:
+            self._track_kernel.load()
         t0 = time.perf_counter()
         if not (isinstance(dt, (int, float, np.floating)) and math.isfinite(dt) and dt > 0.0):
             raise InputError(f'dt: {dt!r} must be a finite number of seconds > 0')
@@ -732,6 +750,14 @@ class IKSolver:
         reach, opts, aim = self._track_bounds(float(dt))
         lo = np.maximum(self.lower, q - reach)
         up = np.minimum(self.upper, q + reach)
+        if self._track_kernel is not None:
+            out = self._track_kernel.cycle(self.frame, q, lo, up, TRACK_POSTURE_SHARE * reach,
+                                           opts.theta_diff_max_mag, TRACK_MIN_ITERATIONS,
+                                           t0 + self.config.tracking_timeout)
+            if out is not None:      # else: a goal beyond the box, aimed by the NumPy code
+                q_out, status, metrics, iterations, pos, ori = out
+                return self._finish(q_out, status, metrics, iterations, 0, t0, notes,
+                                    (q_out, pos, ori))
         problem = self._track_problem
         problem.begin(reach, t0 + self.config.tracking_timeout)
         lo, up = problem.aim(q, self.lower, self.upper, lo, up, self.free, *aim)

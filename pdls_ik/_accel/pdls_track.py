@@ -1,0 +1,441 @@
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Numba backend of :meth:`pdls_ik.IKSolver.track` for a plain pose or position-only goal.
+
+A transcription of one tracking cycle of the NumPy reference (``IKSolver.track`` with its
+``_TrackProblem``, :func:`pdls_ik.pdls.solve` and :func:`pdls_ik.pdls.step.compute_step`) for
+the levels IKSolver builds without extra tasks: joint locks (if any) > the pose > the posture
+in the null space of both. The lock level is a weighted selection of joints, J = w S: its
+damped least-squares step is the closed form ``Δθ_j = w ê_j / (w² + λ²)`` on each unclamped
+locked joint, and its null-space projector removes those columns, so the pose level is
+solved on the other joints with the lock step as a fixed motion (Baerlocher & Boulic 2004,
+§3: the priority loop with compensated residual). The pose level, its SVD, automatic λ and the
+limiting loop are those of :mod:`pdls_ik._accel.pdls_pose`; the posture variation (first
+iteration of the cycle only, clipped per joint) is projected by I − Σ v_i v_iᵀ over the pose
+level's kept right singular vectors.
+
+The cycle first takes the undamped step toward the goal within the joint limits: when it
+leaves the cycle's velocity box, the NumPy code aims at an intermediate pose chosen by a
+box-constrained least-squares step (projected Gauss–Seidel), which this kernel does not
+transcribe: it returns ``AIM_ELSEWHERE`` and :meth:`IKSolver.track` runs that cycle on the NumPy
+code. ``test/test_track_backends.py`` checks that both backends give the same cycles.
+"""
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+from pdls_ik._accel.pdls_pose import (_auto_lambda, _errors, _evaluate, _now, _rotate_into,
+                                      _work, CONVERGED, jacobi_rows, MAX_ITERATIONS, STALLED,
+                                      STATUS_NAMES)
+
+#: status of a cycle whose goal is beyond its velocity box (run on the NumPy code instead)
+AIM_ELSEWHERE = -1
+#: status of a cycle stopped by its time budget (reported as "max_time", STATUS_NAMES[3])
+TIMED_OUT = 3
+#: metrics vector: (norm, λ, rank, σ_min) of the lock level then the pose level, position and
+#: orientation errors at the returned q, whether a step was taken
+T_LOCK, T_POSE, T_POS, T_ORI, T_STEPPED = 0, 4, 8, 9, 10
+
+
+@numba.njit(cache=True)
+def _lock_residual(q, lock_idx, lock_values, lock_cont, w, out):
+    """Lock residual w (value − q) (L,), the short way round for continuous joints; its norm."""
+    acc = 0.0
+    for i in range(lock_idx.shape[0]):
+        d = lock_values[i] - q[lock_idx[i]]
+        if lock_cont[i]:
+            d = (d + math.pi) % (2.0 * math.pi) - math.pi
+        out[i] = w * d
+        acc += out[i] * out[i]
+    return math.sqrt(acc)
+
+
+@numba.njit(cache=True)
+def _levels_step(J, e, eL, lock_idx, w, theta, lo, up, free, lam_fixed, tmax, svd_tol,
+                 rmm_lock, rmm_pose, posture, limit_diff, dtheta, wk, metrics, res_clamped):
+    """
+    One PDLS step of the levels (locks, pose) and the posture, as compute_step.
+
+    ``lam_fixed`` < 0: automatic λ per level; ``rmm_*`` < 0: no residual clamp; posture (n,)
+    or an empty array; ``limit_diff``: clamp ‖Δθ‖ to tmax. Fills dtheta, the per-level λ, rank
+    and σ_min of metrics, res_clamped (2,); returns ‖Δθ‖ before clamping.
+    """
+    e_hat, W, s, norms, fixed, active = wk[:6]
+    clamped, lo2, up2, e_clamp, idx, A, Q = wk[6], wk[7], wk[8], wk[9], wk[10], wk[11], wk[12]
+    n, m, L = theta.shape[0], J.shape[0], lock_idx.shape[0]
+    eLc, eL_hat = wk[13], wk[14]
+    res_clamped[0] = res_clamped[1] = False
+    scale = 1.0
+    if rmm_lock >= 0.0 and L:
+        nl = math.sqrt(np.dot(eL, eL))
+        if nl > rmm_lock:
+            scale = rmm_lock / nl
+            res_clamped[0] = True
+    for i in range(L):
+        eLc[i] = eL[i] * scale
+    e_use = e
+    if rmm_pose >= 0.0:
+        ne = math.sqrt(np.dot(e, e))
+        if ne > rmm_pose:
+            for r in range(m):
+                e_clamp[r] = e[r] * (rmm_pose / ne)
+            e_use = e_clamp
+            res_clamped[1] = True
+    fixed[:] = 0.0
+    clamped[:] = False
+    active[:] = free
+    any_fixed = False
+    pose_active = lo2      # work: the pose level's columns (active, not locked)
+    while True:
+        for j in range(n):
+            dtheta[j] = fixed[j] if any_fixed else 0.0
+            pose_active[j] = 1.0 if active[j] else 0.0
+        # lock level: J = w S masked by the active columns
+        if L:
+            acc, rank = 0.0, 0
+            for i in range(L):
+                j = lock_idx[i]
+                r_i = eLc[i] - w * dtheta[j]
+                eL_hat[i] = r_i
+                acc += r_i * r_i
+                if active[j]:
+                    rank += 1
+            metrics[T_LOCK + 1], metrics[T_LOCK + 2], metrics[T_LOCK + 3] = 0.0, rank, 0.0
+            if rank and w > svd_tol:
+                lam = lam_fixed if lam_fixed >= 0.0 else _auto_lambda(math.sqrt(acc), w, tmax)
+                metrics[T_LOCK + 1], metrics[T_LOCK + 3] = lam, w
+                for i in range(L):
+                    j = lock_idx[i]
+                    if active[j]:
+                        dtheta[j] += w * eL_hat[i] / (w * w + lam * lam)
+                        pose_active[j] = 0.0
+            else:
+                metrics[T_LOCK + 2] = 0
+        # pose level on the remaining columns, residual compensated by the motion so far
+        k = 0
+        for j in range(n):
+            if pose_active[j] != 0.0:
+                idx[k] = j
+                k += 1
+        for r in range(m):
+            acc = 0.0
+            for j in range(n):
+                acc += J[r, j] * dtheta[j]
+            e_hat[r] = e_use[r] - acc
+            for c in range(k):
+                A[r, c] = J[r, idx[c]]
+            A[r, k] = e_hat[r]
+        _rotate_into(W, A, k, Q)
+        jacobi_rows(W, k, s, norms, Q)
+        rank, smin = 0, math.inf
+        for i in range(m):
+            if s[i] > svd_tol:
+                rank += 1
+                smin = min(smin, s[i])
+        metrics[T_POSE + 1], metrics[T_POSE + 2], metrics[T_POSE + 3] = 0.0, rank, 0.0
+        if rank:
+            lam = lam_fixed
+            if lam < 0.0:
+                lam = _auto_lambda(math.sqrt(np.dot(e_hat, e_hat)), smin, tmax)
+            metrics[T_POSE + 1], metrics[T_POSE + 3] = lam, smin
+            for i in range(m):
+                if s[i] > svd_tol:
+                    c = W[i, k] / (s[i] * s[i] + lam * lam)
+                    for col in range(k):
+                        dtheta[idx[col]] += c * W[i, col]
+        # posture in the null space of both levels: (diag(pose columns) − Σ v_i v_iᵀ) v
+        if posture.shape[0]:
+            for col in range(k):
+                dtheta[idx[col]] += posture[idx[col]]
+            if rank:
+                for i in range(m):
+                    if s[i] > svd_tol:
+                        c = 0.0
+                        for col in range(k):
+                            c += W[i, col] * posture[idx[col]]
+                        c /= s[i] * s[i]
+                        for col in range(k):
+                            dtheta[idx[col]] -= c * W[i, col]
+        changed = False
+        for j in range(n):
+            t = theta[j] + dtheta[j]
+            if active[j] and (t > up[j] or t < lo[j]):
+                fixed[j] = (up[j] if t > up[j] else lo[j]) - theta[j]
+                clamped[j] = True
+                active[j] = False
+                any_fixed = True
+                changed = True
+        if not changed:
+            break
+    for j in range(n):
+        if clamped[j]:
+            dtheta[j] = fixed[j]
+        if not free[j]:
+            dtheta[j] = 0.0
+    mag = math.sqrt(np.dot(dtheta, dtheta))
+    diff_clamped = limit_diff and mag > tmax
+    if diff_clamped:
+        dtheta *= tmax / mag
+    if any_fixed or diff_clamped:   # step._exactly_inside
+        lo2[:] = lo
+        up2[:] = up
+        for _ in range(8):
+            moved = False
+            for j in range(n):
+                t = theta[j] + dtheta[j]
+                if t > up2[j] and theta[j] <= up2[j]:
+                    dtheta[j] = np.nextafter(up2[j] - theta[j], -np.inf)
+                    up2[j] = np.nextafter(up2[j], -np.inf)
+                    moved = True
+                elif t < lo2[j] and theta[j] >= lo2[j]:
+                    dtheta[j] = np.nextafter(lo2[j] - theta[j], np.inf)
+                    lo2[j] = np.nextafter(lo2[j], np.inf)
+                    moved = True
+            if not moved:
+                break
+    return mag
+
+
+@numba.njit(cache=True)
+def _cycle_work(n, rows, lock_count):
+    """Work arrays of a cycle: :func:`_work` and the clamped and compensated lock residuals."""
+    return _work(rows, n) + (np.empty(lock_count), np.empty(lock_count))
+
+
+@numba.njit(cache=True)
+def track_cycle(q, target, ch, lower, upper, lo, up, free, wp, wo, rows, tol_p, tol_o,
+                lock_idx, lock_values, lock_cont, lock_w, lock_tol, preferred, posture_w,
+                posture_cont, posture_bound, lam_fixed, tmax, svd_tol, residual_tol,
+                max_iterations, min_iterations, deadline, q_out, metrics):
+    """
+    Run one tracking cycle from q (n,) toward ``target`` (4, 4) within [lo, up] (n,).
+
+    The goal test of the NumPy reference first: the undamped step within the joint limits
+    [lower, upper]; when it leaves [lo, up], returns (AIM_ELSEWHERE, 0) and nothing else.
+    Otherwise PDLS iterations (at most ``max_iterations``; the time budget ``deadline`` is
+    checked once ``min_iterations`` are applied) on the levels locks (``lock_idx`` (L,) at
+    ``lock_values`` with weight ``lock_w``; L = 0: none) > pose (``rows`` 6 or 3, weights wp,
+    wo) > posture (``posture_w`` > 0: w (preferred − θ) in the first iteration, clipped to
+    ±``posture_bound``). Fills q_out (n,) and metrics (see ``T_*``); returns (status code,
+    iterations).
+    """
+    n, L = q.shape[0], lock_idx.shape[0]
+    T, P, J6 = np.empty((4, 4)), np.empty((4, 4)), np.empty((6, n))
+    e6, eL = np.empty(6), np.empty(L)
+    J, e = J6[:rows], e6[:rows]
+    wk = _cycle_work(n, rows, L)
+    Q = wk[12]
+    Q[:, :] = 0.0
+    for i in range(Q.shape[0]):
+        Q[i, i] = 1.0
+    dtheta, nxt, theta_prev, best = np.empty(n), np.empty(n), np.empty(n), np.empty(n)
+    rc = np.zeros(2, dtype=np.bool_)
+    no_posture = np.empty(0)
+    theta = np.minimum(np.maximum(q, lo), up)
+    norm = _evaluate(theta, target, wp, wo, rows, ch, T, J6, P, e6)
+    norm_l = _lock_residual(theta, lock_idx, lock_values, lock_cont, lock_w, eL)
+    # the goal test (IKSolver's _TrackProblem.aim): undamped step within the joint limits
+    _levels_step(J, e, eL, lock_idx, lock_w, theta, lower, upper, free, 0.0, tmax, svd_tol,
+                 -1.0, -1.0, no_posture, False, dtheta, wk, metrics, rc)
+    share = math.inf
+    for j in range(n):
+        d = dtheta[j]
+        if d != 0.0:
+            room = (up[j] - theta[j]) if d > 0.0 else (lo[j] - theta[j])
+            share = min(share, room / d)
+    if max(0.0, share) < 1.0:
+        return AIM_ELSEWHERE, 0
+    for i in range(Q.shape[0]):       # the cycle's own SVDs start cold, as the first one did
+        for j in range(Q.shape[1]):
+            Q[i, j] = 1.0 if i == j else 0.0
+    posture = np.empty(n if posture_w > 0.0 else 0)
+    best[:] = theta
+    best0, best1 = math.inf, math.inf
+    prev0 = -1.0
+    rmm_l, rmm_p, cap_l, cap_p = -1.0, -1.0, -1.0, -1.0
+    last_mag, last_applied, have_step = 0.0, math.inf, False
+    last_l, last_p = norm_l, norm
+    status = MAX_ITERATIONS
+    iteration, passes = 0, 0
+    metrics[T_STEPPED] = 0.0
+    while True:
+        # levels in priority order, each floored at its tolerance: (lock, pose) or (pose,)
+        k0 = max(norm_l if L else norm, residual_tol)
+        k1 = max(norm, residual_tol) if L else 0.0
+        if k0 < best0 or (k0 == best0 and k1 < best1):
+            best[:] = theta
+            best0, best1 = k0, k1
+        passes += 1
+        pos, ori = _errors(e6, wp, wo, rows)
+        if pos <= tol_p and ori <= tol_o:
+            held = True
+            for i in range(L):
+                if abs(eL[i]) > lock_tol * lock_w:
+                    held = False
+            if held:
+                status = CONVERGED
+                break
+        if passes > min_iterations and _now() >= deadline:
+            status = TIMED_OUT
+            break
+        top = norm_l if L else norm
+        diverging = prev0 >= 0.0 and top > max(residual_tol, 2.0 * prev0)
+        if diverging:
+            theta[:] = theta_prev
+            norm = _evaluate(theta, target, wp, wo, rows, ch, T, J6, P, e6)
+            norm_l = _lock_residual(theta, lock_idx, lock_values, lock_cont, lock_w, eL)
+        if have_step and last_applied < 1e-12 and not (rc[0] or rc[1]):
+            status = STALLED
+            break
+        if iteration >= max_iterations:
+            status = MAX_ITERATIONS
+            break
+        if have_step:   # AdaptiveStepSize.update, per level
+            if last_mag > tmax or diverging:
+                rmm_l = max((last_l if rmm_l < 0.0 else rmm_l) * 0.5, residual_tol)
+                rmm_p = max((last_p if rmm_p < 0.0 else rmm_p) * 0.5, residual_tol)
+                if diverging:
+                    if L:
+                        cap_l = rmm_l if cap_l < 0.0 else min(cap_l, rmm_l)
+                    else:
+                        cap_p = rmm_p if cap_p < 0.0 else min(cap_p, rmm_p)
+            elif last_mag < 0.5 * tmax:
+                if rmm_l >= 0.0 and rc[0]:
+                    rmm_l = rmm_l * 1.5 if cap_l < 0.0 else min(rmm_l * 1.5, cap_l)
+                if rmm_p >= 0.0 and rc[1]:
+                    rmm_p = rmm_p * 1.5 if cap_p < 0.0 else min(rmm_p * 1.5, cap_p)
+        if posture.shape[0] and passes == 1:
+            for j in range(n):
+                d = preferred[j] - theta[j]
+                if posture_cont[j]:
+                    d = (d + math.pi) % (2.0 * math.pi) - math.pi
+                posture[j] = min(max(posture_w * d, -posture_bound[j]), posture_bound[j])
+            step_posture = posture
+        else:
+            step_posture = no_posture
+        last_l, last_p = norm_l, norm
+        last_mag = _levels_step(J, e, eL, lock_idx, lock_w, theta, lo, up, free, lam_fixed,
+                                tmax, svd_tol, rmm_l if L else -1.0, rmm_p, step_posture, True,
+                                dtheta, wk, metrics, rc)
+        if not L:
+            rc[0] = False
+        have_step = True
+        metrics[T_STEPPED] = 1.0
+        acc = 0.0
+        for j in range(n):
+            nxt[j] = min(max(theta[j] + dtheta[j], lo[j]), up[j])
+            acc += (nxt[j] - theta[j]) ** 2
+        last_applied = math.sqrt(acc)
+        theta_prev[:] = theta
+        prev0 = norm_l if L else norm       # level 0 at the θ stepped from
+        theta[:] = nxt
+        iteration += 1
+        norm = _evaluate(theta, target, wp, wo, rows, ch, T, J6, P, e6)
+        norm_l = _lock_residual(theta, lock_idx, lock_values, lock_cont, lock_w, eL)
+    metrics[T_LOCK] = norm_l if L else 0.0
+    metrics[T_POSE] = norm
+    if status == CONVERGED or status == TIMED_OUT:
+        q_out[:] = theta
+        metrics[T_POS], metrics[T_ORI] = _errors(e6, wp, wo, rows)
+    else:
+        q_out[:] = best
+        _evaluate(best, target, 1.0, 1.0, rows, ch, T, J6, P, e6)
+        metrics[T_POS], metrics[T_ORI] = _errors(e6, 1.0, 1.0, rows)
+    return status, iteration
+
+
+class TrackKernel:
+    """
+    The compiled tracking cycle of one :class:`pdls_ik.IKSolver` (see the module doc).
+
+    :param linkage, tip, base: the solver's chain (a base above the tip, or joined to it by fixed
+        joints).
+    :param position_only: 3 position rows instead of the 6 pose rows.
+    :param config: the solver's :class:`pdls_ik.config.IKConfig`.
+    :param free: (n,) bool, the variables the solver moves.
+    :param locks: the solver's :class:`pdls_ik.tasks.JointLockTask` (distinct joints) or None.
+    :param posture: its :class:`pdls_ik.tasks.PostureTask` or None.
+    :param lock_tol: a locked joint is held within lock_tol · weight of its value [rad or m].
+    """
+
+    def __init__(self, linkage, tip: str, base: str, position_only: bool, config, free,
+                 locks, posture, lock_tol: float):
+        from pdls_ik.batch import ChainArrays
+        from pdls_ik._accel.pdls_pose import OPTION_DEFAULTS
+        c = ChainArrays(linkage, tip, base)
+        self.ch = (c.basis, c.qidx, c.multiplier, c.offset, c.start, c.end, c.axis, c.revolute,
+                   c.select)
+        self.n = c.lower.shape[0]
+        continuous = np.asarray(linkage.continuous, dtype=np.bool_)
+        if locks is None:
+            lock = (np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0, dtype=np.bool_), 1.0)
+        else:
+            idx = np.asarray(locks.indices, dtype=np.int64)
+            lock = (idx, np.asarray(locks.values, dtype=float), continuous[idx],
+                    float(locks.weight))
+        if posture is None:
+            pose = (np.zeros(self.n), 0.0, continuous)
+        else:
+            pose = (np.asarray(posture.preferred, dtype=float), float(posture.weight),
+                    continuous)
+        self.lock_levels = 2 if locks is not None else 1
+        #: the arguments of :func:`track_cycle` around the per-cycle ones, bound once
+        self._chain = (self.ch, c.lower, c.upper)
+        self._task = (np.ascontiguousarray(free, dtype=np.bool_), config.position_weight,
+                      config.orientation_weight, 3 if position_only else 6,
+                      config.position_tolerance, config.orientation_tolerance, *lock,
+                      float(lock_tol), *pose)
+        self._options = (config.damping if config.damping >= 0.0 else -1.0,)
+        self._budget = (OPTION_DEFAULTS['svd_tol'], OPTION_DEFAULTS['residual_tol'],
+                        config.tracking_max_iterations)
+        self.target = np.eye(4)
+        self.ready = False
+
+    def load(self) -> None:
+        """Compile the kernel, or load it from numba's cache, by one tiny cycle."""
+        if not self.ready:
+            q = np.clip(np.zeros(self.n), self._chain[1], self._chain[2])
+            self.cycle(None, q, q, q, np.zeros(self.n), 0.1, 0, 0.0)
+            self.ready = True
+
+    def cycle(self, frame, q: np.ndarray, lo: np.ndarray, up: np.ndarray,
+              posture_bound: np.ndarray, tmax: float, min_iterations: int, deadline: float):
+        """
+        Run one cycle from q (n,) within [lo, up] toward the goal of ``frame`` (a FrameTask).
+
+        :param posture_bound: (n,) per-joint bound of the posture variation; tmax: the step
+            bound (theta_diff_max_mag) [rad]; deadline: ``time.perf_counter`` seconds.
+        :return: None when the goal is beyond the box (the NumPy code aims that cycle), else
+            (q (n,), status name, per-level metrics lists, iterations, position error [m],
+            orientation error [rad]).
+        """
+        if frame is not None:
+            self.target[:3, :3] = frame.target_rotation
+            self.target[:3, 3] = frame.target_position
+        q_out, metrics = np.empty(self.n), np.zeros(11)
+        status, iterations = track_cycle(
+            q, self.target, *self._chain, lo, up, *self._task, posture_bound, *self._options,
+            tmax, *self._budget, min_iterations, deadline, q_out, metrics)
+        if status == AIM_ELSEWHERE:
+            return None
+        m = metrics.tolist()
+        levels = [T_LOCK, T_POSE] if self.lock_levels == 2 else [T_POSE]
+        norms = [m[k] for k in levels]
+        level = (norms, [m[k + 1] for k in levels], [int(m[k + 2]) for k in levels],
+                 [m[k + 3] for k in levels]) if m[T_STEPPED] else (norms, [], [], [])
+        return q_out, STATUS_NAMES[status], level, iterations, m[T_POS], m[T_ORI]
