@@ -399,6 +399,7 @@ class IKSolver:
         if cfg.locked_joints:
             self.locks = JointLockTask(linkage, cfg.locked_joints, cfg.locked_positions)
             tasks.append(self.locks)
+            self._lock_pairs = list(zip(self.locks.indices.tolist(), self.locks.values.tolist()))
             free[self.locks.indices] = True
         self.posture = None
         if cfg.posture_enabled and cfg.posture_weight > 0.0:
@@ -583,19 +584,22 @@ class IKSolver:
         values = q.tolist()     # the tests on Python floats: 4× cheaper than NumPy for an arm
         if not all(lo <= v <= hi for v, (lo, hi) in zip(values, self._limit_pairs)):
             q = np.minimum(np.maximum(q, self.lower), self.upper)     # np.clip costs twice that
-        if self.locks is not None:       # held to rounding: snap exactly onto the lock values
-            q = q.copy() if q is q_in else q
-            held = np.abs(q[self.locks.indices] - self.locks.values) <= LOCK_TOL
-            q[self.locks.indices[held]] = self.locks.values[held]
         if q is not q_in:
             values = q.tolist()
+        if self.locks is not None:       # held to rounding: snap exactly onto the lock values
+            snap = [(i, v) for i, v in self._lock_pairs
+                    if values[i] != v and abs(values[i] - v) <= LOCK_TOL]
+            if snap:
+                q = q.copy() if q is q_in else q
+                for i, v in snap:
+                    q[i] = values[i] = v
         if known is not None and known[0] is q_in and (q is q_in or bool((q == q_in).all())):
             pos, ori = known[1], known[2]
         else:
             pos, ori = self._errors(q)
         ok = pos <= self.frame.position_tolerance and ori <= self.frame.orientation_tolerance
         if ok and self.locks is not None:
-            ok = bool(np.all(np.abs(q[self.locks.indices] - self.locks.values) <= LOCK_TOL))
+            ok = all(abs(values[i] - v) <= LOCK_TOL for i, v in self._lock_pairs)
         task_errors = {}
         if self._extra is not None:
             errors = self._extra.errors(q)

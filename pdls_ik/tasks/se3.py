@@ -126,11 +126,15 @@ def parse_pose(target) -> Tuple[Array, Array, List[str]]:
         if quat.shape != (4,):
             raise InputError('invalid goal: orientation needs 4 quaternion values '
                              f'(x, y, z, w), got {quat.size}')
-        _finite(p, 'position', 'xyz')
-        _finite(quat, 'orientation', 'xyzw')
-        _in_range(p, 'position')
-        scale = float(np.abs(quat).max())     # scaled first: the norm of 1e300s overflows
-        norm = scale * float(np.linalg.norm(quat / scale)) if scale > 0.0 else 0.0
+        x, y, z = p.tolist()
+        values = quat.tolist()
+        if not math.isfinite(x + y + z + sum(values)):     # one test on the fast path
+            _finite(p, 'position', 'xyz')
+            _finite(quat, 'orientation', 'xyzw')
+        if max(abs(x), abs(y), abs(z)) > MAX_GOAL_COORDINATE:
+            _in_range(p, 'position')
+        scale = max(abs(v) for v in values)   # scaled first: the norm of 1e300s overflows
+        norm = scale * math.sqrt(sum((v / scale) ** 2 for v in values)) if scale > 0.0 else 0.0
         if norm < 1e-9:
             raise InputError('invalid goal: orientation is a zero quaternion (norm 0), '
                              'not a rotation')
