@@ -45,7 +45,8 @@ DEFAULT_NODE_NAME = 'pdls_ik_node'
 #: stays free of the solver)
 LIMIT_STRATEGIES = ('clamping', 'pgs')
 #: values of ``backend``: "auto" (numba when importable and the problem is covered), "numpy"
-#: (the reference implementation), "numba" (the compiled kernel of pdls_ik._accel.pdls_pose)
+#: (the reference implementation), "numba" (the compiled kernels of pdls_ik._accel: pdls_pose
+#: for one-shot solves, pdls_track for tracking cycles)
 BACKENDS = ('auto', 'numpy', 'numba')
 
 
@@ -82,10 +83,11 @@ class IKConfig:
                                          "'clamping' (limiting loop, strict priorities) or 'pgs' "
                                          '(box-constrained damped step by projected '
                                          'Gauss-Seidel).')
-    backend: str = _p('auto', "Implementation of one-shot solves: 'numpy' (the reference), "
-                              "'numba' (compiled kernel; plain pose or position-only goals "
-                              "without joint locks, limit_strategy 'clamping', numba installed) "
-                              "or 'auto' (numba where it applies, else numpy).")
+    backend: str = _p('auto', "Implementation of solves and tracking cycles: 'numpy' (the "
+                              "reference), 'numba' (compiled kernels; plain pose or "
+                              "position-only goals without extra tasks, limit_strategy "
+                              "'clamping', numba installed; one-shot solves without joint "
+                              "locks) or 'auto' (numba where it applies, else numpy).")
     pose_priority: int = _p(0, 'Priority of the pose task among targets (smaller = higher).',
                             0, 100)
     position_weight: float = _p(1.0, 'Weight of the position rows [1/m].', 0.0, 1e6,
