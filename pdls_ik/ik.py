@@ -619,6 +619,20 @@ class IKSolver:
             task_errors=task_errors)
 
     # ------------------------------------------------------------------ public API
+    def warm_up(self) -> None:
+        """
+        Load the compiled kernels of the numba backend now (nothing to do on NumPy).
+
+        A kernel is compiled on its first use on a machine (about 20 s, then cached) and loaded
+        from that cache by the first use in a process (about 0.3 s). :meth:`solve` and
+        :meth:`track` do it before their clocks start; a node calls this at start so that its
+        first goal does not wait.
+        """
+        if self._kernel is not None:
+            self._kernel.load()
+        if self._track_kernel is not None:
+            self._track_kernel.load()
+
     def solve(self, target, seed: Optional[Sequence[float]] = None,
               timeout: Optional[float] = None) -> IKResult:
         """

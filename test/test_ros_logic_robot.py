@@ -37,6 +37,15 @@ def test_panda_robot_links_and_default_q():
     assert robot.solver('panda_hand').tip_link == 'panda_hand'
 
 
+def test_the_node_solvers_come_with_their_kernels_loaded():
+    """The first goal of a node never waits for numba (IKSolver.warm_up at build)."""
+    from pdls_ik._accel import available
+    solver = panda_robot().solver()
+    kernels = [k for k in (solver._kernel, solver._track_kernel) if k is not None]
+    assert len(kernels) == (2 if available() else 0)
+    assert all(k.ready for k in kernels)
+
+
 @pytest.mark.parametrize('changes, error, text', [
     ({'tip_link': ''}, ConfigError, 'tip_link'),
     ({'tip_link': 'gripper_of_doom'}, LinkError, 'gripper_of_doom'),

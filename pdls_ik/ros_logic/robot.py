@@ -57,13 +57,16 @@ class Robot:
         """
         Build a new :class:`pdls_ik.ik.IKSolver` for ``tip_link`` (default: the configured tip).
 
-        One solver per thread: the tracking loop and the service each hold their own.
+        One solver per thread: the tracking loop and the service each hold their own. Its
+        compiled kernels are loaded here (:meth:`IKSolver.warm_up`), not by the first goal.
 
         :raises LinkError: unknown tip link.
         """
         from pdls_ik.ik import IKSolver
-        return IKSolver(self.linkage, tip_link or self.tip_link, self.base_link,
-                        config=self.config, extra_tasks=self.tasks)
+        solver = IKSolver(self.linkage, tip_link or self.tip_link, self.base_link,
+                          config=self.config, extra_tasks=self.tasks)
+        solver.warm_up()
+        return solver
 
     def default_q(self) -> NDArray[np.float64]:
         """(n,) middle of the joint limits (0 for continuous joints): the seed without state."""
