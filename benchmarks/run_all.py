@@ -114,7 +114,8 @@ def plot(doc: Dict, path: Path) -> None:
                bottom=[r['p50_ms'] for r in rows], label='p99')
         ax.axhline(1.0, color='k', ls='--', lw=1, label='1 ms target')
         ax.set_xticks(range(len(rows)))
-        ax.set_xticklabels([r['case'] for r in rows], fontsize=7, rotation=10)
+        ax.set_xticklabels([f"{r['case']} [{r.get('backend', 'numpy')}]" for r in rows],
+                           fontsize=6, rotation=20, ha='right')
         ax.set_ylabel('cycle time [ms]')
         ax.set_title('Tracking at 1 kHz')
         ax.legend(fontsize=8)

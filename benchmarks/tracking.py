@@ -18,7 +18,9 @@ Tracking protocol: a continuous goal path at 1 kHz through :meth:`IKSolver.track
 Paths: the demo figure-eight of :mod:`pdls_ik.demo_path` on the Panda, and joint-space sweeps
 whose FK crosses a wrist singularity (Panda q6 through 0, where joints 5 and 7 align; UR5 q5
 through 0, where joints 4 and 6 align). The Panda runs with 3 priority levels: a joint lock (the
-finger joint held), the pose, and the posture (null space); the UR5 with pose + posture.
+finger joint held), the pose, and the posture (null space); the UR5 with pose + posture. Each
+path runs on the default backend (the compiled cycle when numba is installed) and on the NumPy
+reference; the solver is warmed up first (:meth:`IKSolver.warm_up`), as the node does.
 
 Per run: cycle time p50 / p99 / max (ms, wall clock around ``track``; also the thread's CPU
 time p50 / p99, which leaves out the time the process was descheduled on a shared machine),
@@ -38,6 +40,7 @@ import common  # noqa: F401,I100  (first: single-core BLAS before NumPy loads)
 from common import LIMIT_SLACK, protocol_main, robots
 import numpy as np
 from pdls_ik import IKSolver
+from pdls_ik._accel import available as numba_available
 from pdls_ik.demo_path import default_path
 from scipy.spatial.transform import Rotation
 
@@ -86,8 +89,9 @@ def _panda_wrist(robot, home) -> Callable:
     return goal
 
 
-def run_case(label, robot, options, goal, q0, duration: float) -> Dict:
-    solver = IKSolver(robot.linkage, robot.tip, robot.base, **options)
+def run_case(label, robot, options, goal, q0, duration: float, backend: str = 'auto') -> Dict:
+    solver = IKSolver(robot.linkage, robot.tip, robot.base, backend=backend, **options)
+    solver.warm_up()      # as the node does at start: the kernels' loading is not a cycle
     dt = 1.0 / RATE
     q = np.array(q0, dtype=float)
     vmax = robot.linkage.velocity_limits * solver.config.velocity_scaling
@@ -111,7 +115,8 @@ def run_case(label, robot, options, goal, q0, duration: float) -> Dict:
         ok += res.success
         q = res.q
     t, c = np.array(times) * 1e3, np.array(cpu) * 1e3
-    return {'case': label, 'robot': robot.label, 'levels': list(solver.level_names) + (
+    return {'case': label, 'robot': robot.label, 'backend': solver.tracking_backend,
+            'levels': list(solver.level_names) + (
                 ['posture'] if solver.posture is not None else []),
             'dof': len(robot.chain_variables), 'cycles': cycles, 'rate_hz': RATE,
             'p50_ms': float(np.percentile(t, 50)), 'p99_ms': float(np.percentile(t, 99)),
@@ -125,26 +130,32 @@ def run_case(label, robot, options, goal, q0, duration: float) -> Dict:
 
 
 def run(quick: bool = False, log=print) -> List[Dict]:
+    """Every path on the default backend (numba when installed), then on the NumPy reference."""
     duration = 2.0 if quick else 10.0
     rows = []
+    backends = ['auto', 'numpy'] if numba_available() else ['numpy']
     for label, robot, options, goal, q0 in cases(quick):
-        row = run_case(label, robot, options, goal, q0, duration)
-        rows.append(row)
-        log(f"{label:<42} p50 {row['p50_ms']:.3f} ms  p99 {row['p99_ms']:.3f} ms  "
-            f"(CPU p99 {row['cpu_p99_ms']:.3f} ms)  "
-            f"max err {row['max_position_error_m']:.2e} m / "
-            f"{row['max_orientation_error_rad']:.2e} rad  step {row['largest_joint_step_rad']:.4f}"
-            f" rad  violations {row['limit_violations']}")
+        for backend in backends:
+            row = run_case(label, robot, options, goal, q0, duration, backend)
+            rows.append(row)
+            log(f"{label:<42} {row['backend']:<6} p50 {row['p50_ms']:.3f} ms  "
+                f"p99 {row['p99_ms']:.3f} ms  "
+                f"(CPU p99 {row['cpu_p99_ms']:.3f} ms)  "
+                f"max err {row['max_position_error_m']:.2e} m / "
+                f"{row['max_orientation_error_rad']:.2e} rad  "
+                f"step {row['largest_joint_step_rad']:.4f} rad  "
+                f"violations {row['limit_violations']}")
     return rows
 
 
 def markdown(rows: List[Dict]) -> str:
-    lines = ['| path | levels | DOF | cycles | p50 ms | p99 ms | max ms | CPU p50 / p99 ms '
-             '| goal met % | max pos err m | max ori err rad | largest step rad (÷ v_max·dt) '
-             '| limit viol. |',
-             '|---|---|---|---|---|---|---|---|---|---|---|---|---|']
+    lines = ['| path | backend | levels | DOF | cycles | p50 ms | p99 ms | max ms '
+             '| CPU p50 / p99 ms | goal met % | max pos err m | max ori err rad '
+             '| largest step rad (÷ v_max·dt) | limit viol. |',
+             '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|']
     for r in rows:
-        lines.append(f"| {r['case']} | {' > '.join(r['levels'])} | {r['dof']} | {r['cycles']} | "
+        lines.append(f"| {r['case']} | {r.get('backend', 'numpy')} | {' > '.join(r['levels'])} "
+                     f"| {r['dof']} | {r['cycles']} | "
                      f"{r['p50_ms']:.3f} | {r['p99_ms']:.3f} | {r['max_ms']:.2f} | "
                      f"{r['cpu_p50_ms']:.3f} / {r['cpu_p99_ms']:.3f} | "
                      f"{r['goal_met_pct']:.1f} | {r['max_position_error_m']:.2e} | "
