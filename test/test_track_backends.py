@@ -196,3 +196,16 @@ def test_continuous_joint_posture_and_prismatic_joint():
         qk = q + 0.01 * np.sin(0.03 * k) * np.array([1.0, 0.5, 0.2, 1.0])
         goals.append(robot.forward_kinematics(qk, 'e'))
     _follow(compiled, reference, goals, q)
+
+
+def test_mimic_joint_on_the_path_of_a_branching_robot():
+    """Bimanual robot, tip on a finger that mimics its twin (multiplier −1), torso shared."""
+    robot = load_urdf(bundled_urdf('bimanual'))
+    compiled, reference = _pair(robot, 'l_finger_b', position_only=True)
+    q = compiled._middle.copy()
+    goals = []
+    for k in range(1, 201):
+        qk = q + 0.05 * np.sin(0.02 * k + np.arange(q.size))
+        goals.append(robot.forward_kinematics(qk, 'l_finger_b', compiled.base_link))
+    statuses, _ = _follow(compiled, reference, goals, q)
+    assert 'converged' in statuses
