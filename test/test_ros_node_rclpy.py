@@ -17,9 +17,16 @@ pdls_ik_node under rclpy: topics, diagnostics, bad input, parameters, ~/compute_
 
 Needs a sourced ROS 2 (Humble or newer); skipped with a reason elsewhere. The node runs in this
 process on a MultiThreadedExecutor (as in ``main``) beside a probe node that publishes inputs and
-records outputs.
+records outputs, both in a namespace of this process (:data:`NAMESPACE`): no other pdls_ik_node
+on the ROS domain (a launch test's, a demo) can answer for it.
+
+Loading numba's compiled kernels takes ~20 s or more when numba's cache is cold (a new source
+path, changed ``pdls_ik/_accel`` sources); it once held up the first ``~/compute_ik`` answer
+beyond the wait of its test. The :func:`loaded_kernels` fixture pays it once, before any node
+starts and any timed wait.
 """
 import math
+import os
 import subprocess
 import sys
 import threading
@@ -34,10 +41,13 @@ rclpy = pytest.importorskip(
 
 from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402, I100
 from geometry_msgs.msg import PoseStamped  # noqa: E402
+from pdls_ik.config import IKConfig  # noqa: E402
 from pdls_ik.diagnostics import ERROR, OK, WARN  # noqa: E402
 from pdls_ik.msgs import pose_stamped, rclpy_types, status_level  # noqa: E402
 from pdls_ik.resources import bundled_urdf  # noqa: E402
 from pdls_ik.ros.node import PDLSIKNode  # noqa: E402
+from pdls_ik.ros.spin import run_node  # noqa: E402
+from pdls_ik.ros_logic.robot import build_robot  # noqa: E402
 from rclpy.executors import MultiThreadedExecutor  # noqa: E402
 from rclpy.parameter import Parameter  # noqa: E402
 from rclpy.qos import DurabilityPolicy, QoSProfile  # noqa: E402
@@ -47,6 +57,20 @@ from trajectory_msgs.msg import JointTrajectory  # noqa: E402
 
 PANDA = bundled_urdf('panda').read_text()
 Q_GOAL = np.array([0.4, -0.3, 0.3, -2.2, 0.2, 1.9, 0.5, 0.0])
+NAMESPACE = f'/pdls_ik_rclpy_test_{os.getpid()}'
+NODE = f'{NAMESPACE}/pdls_ik_node'
+#: wait for an answer of the node [s]: answers come in milliseconds; this only bounds a failure
+ANSWER_WAIT = 30.0
+
+
+@pytest.fixture(scope='module', autouse=True)
+def loaded_kernels():
+    """Load (or compile, once per numba cache) the kernels of the nodes' solvers."""
+    robot = build_robot(PANDA, IKConfig(tip_link='panda_link8'))
+    solver = robot.solver()
+    goal = robot.linkage.forward_kinematics(Q_GOAL, 'panda_link8')
+    assert solver.solve(goal, timeout=5.0).success
+    solver.track(goal, robot.default_q(), 0.01)
 
 
 class Probe:
@@ -54,7 +78,7 @@ class Probe:
 
     def __init__(self, context):
         from rclpy.node import Node
-        self.node = Node('pdls_ik_probe', context=context)
+        self.node = Node('pdls_ik_probe', namespace=NAMESPACE, context=context)
         self.lock = threading.Lock()
         self.got = {'trajectory': [], 'diagnostics': [], 'solution': []}
         latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
@@ -63,7 +87,7 @@ class Probe:
         self.pub_description = self.node.create_publisher(String, 'robot_description', latched)
         for key, kind, topic in (('trajectory', JointTrajectory, 'joint_trajectory'),
                                  ('diagnostics', DiagnosticArray, '/diagnostics'),
-                                 ('solution', JointState, '/pdls_ik_node/solution')):
+                                 ('solution', JointState, f'{NODE}/solution')):
             self.node.create_subscription(kind, topic, self._store(key), 50)
 
     def _store(self, key):
@@ -106,9 +130,9 @@ def ros():
     executor.add_node(probe.node)
     nodes = []
 
-    def start(**parameters):
+    def start(node_class=PDLSIKNode, **parameters):
         overrides = [Parameter(k, value=v) for k, v in parameters.items()]
-        node = PDLSIKNode(context=context, parameter_overrides=overrides)
+        node = node_class(context=context, namespace=NAMESPACE, parameter_overrides=overrides)
         nodes.append(node)
         executor.add_node(node)
         return node
@@ -246,9 +270,64 @@ def test_parameters_validated_never_half_applied(ros):
     assert node.config.timeout == 0.02
 
 
+class NodeWithoutPreSetCallbacks(PDLSIKNode):
+    """The node as under rclpy Humble, which has no pre-set parameters callbacks."""
+
+    add_pre_set_parameters_callback = None
+
+
+def _values(node, *names):
+    return [node.get_parameter(n).value for n in names]
+
+
+def test_alias_given_alone_at_startup_read_under_both_names(ros):
+    start, _ = ros
+    node = start(robot_description=PANDA, tip_link='panda_link8',
+                 kinematics_solver_timeout=0.02, epsilon=1e-4, position_only=True)
+    assert node.config.timeout == 0.02 and node.config.position_tolerance == 1e-4
+    assert _values(node, 'timeout', 'kinematics_solver_timeout') == [0.02, 0.02]
+    assert _values(node, 'position_tolerance', 'epsilon') == [1e-4, 1e-4]
+    assert _values(node, 'position_only', 'position_only_ik') == [True, True]
+
+
+def _set_remotely(probe, parameters):
+    """Set parameters through the node's set_parameters service, as ``ros2 param set`` does."""
+    from rcl_interfaces.srv import SetParameters
+    client = probe.node.create_client(SetParameters, f'{NODE}/set_parameters')
+    assert client.wait_for_service(timeout_sec=10.0)
+    request = SetParameters.Request(parameters=[p.to_parameter_msg() for p in parameters])
+    results = _call(probe, client, request).results
+    probe.node.destroy_client(client)
+    return results
+
+
+@pytest.mark.parametrize('node_class', [PDLSIKNode, NodeWithoutPreSetCallbacks])
+def test_runtime_alias_and_field_read_one_value(ros, node_class):
+    start, probe = ros
+    node = start(node_class, robot_description=PANDA, tip_link='panda_link8')
+    names = ('timeout', 'kinematics_solver_timeout')
+
+    def reads(value):
+        return probe.wait(lambda: _values(node, *names) == [value, value], timeout=5.0)
+
+    results = _set_remotely(probe, [Parameter('kinematics_solver_timeout', value=0.01)])
+    assert [r.successful for r in results] == [True]
+    assert node.config.timeout == 0.01 and reads(0.01), _values(node, *names)
+    assert node.set_parameters([Parameter('timeout', value=0.03)])[0].successful
+    assert node.config.timeout == 0.03 and reads(0.03), _values(node, *names)
+    assert node.set_parameters([Parameter('position_only_ik', value=True)])[0].successful
+    assert probe.wait(lambda: _values(node, 'position_only', 'position_only_ik') ==
+                      [True, True], timeout=5.0)
+    assert node.tracker.robot.config.timeout == 0.03 and node.config.position_only
+    refused = node.set_parameters_atomically([Parameter('timeout', value=0.04),
+                                              Parameter('kinematics_solver_timeout', value=0.05)])
+    assert not refused.successful and 'conflicts' in refused.reason
+    assert node.config.timeout == 0.03 and reads(0.03)
+
+
 def _call(probe, client, request):
     future = client.call_async(request)
-    assert probe.wait(future.done), 'no answer from ~/compute_ik'
+    assert probe.wait(future.done, timeout=ANSWER_WAIT), f'no answer from {client.srv_name}'
     return future.result()
 
 
@@ -258,7 +337,7 @@ def test_compute_ik_service(ros):
     start, probe = ros
     node = start(robot_description=PANDA, tip_link='panda_link8')
     linkage = node.tracker.robot.linkage
-    client = probe.node.create_client(moveit.GetPositionIK, '/pdls_ik_node/compute_ik')
+    client = probe.node.create_client(moveit.GetPositionIK, f'{NODE}/compute_ik')
     assert client.wait_for_service(timeout_sec=10.0)
     request = moveit.GetPositionIK.Request()
     request.ik_request.pose_stamped = _goal(linkage, Q_GOAL)
@@ -289,3 +368,30 @@ def test_bad_startup_exits_nonzero_with_one_line(argument, text, tmp_path):
     assert done.returncode == 1, done.stderr
     lines = [ln for ln in done.stderr.splitlines() if 'cannot start' in ln]
     assert len(lines) == 1 and text in lines[0] and 'Traceback' not in done.stderr
+
+
+class _ExecutorMeetingCtrlC:
+    """An executor whose spin fails as rclpy's does when Ctrl-C shuts the context down."""
+
+    def __init__(self, context_shut_down: bool):
+        self.context_shut_down = context_shut_down
+
+    def add_node(self, node):
+        pass
+
+    def spin(self):
+        if self.context_shut_down:
+            rclpy.shutdown()
+        raise RuntimeError('failed to initialize wait set: the given context is not valid')
+
+    def shutdown(self):
+        pass
+
+
+def test_ctrl_c_during_spin_is_a_clean_exit():
+    def factory():
+        return rclpy.create_node('pdls_ik_spin_test', namespace=NAMESPACE)
+
+    assert run_node(factory, 'pdls_ik_spin_test', [], lambda: _ExecutorMeetingCtrlC(True)) == 0
+    with pytest.raises(RuntimeError, match='wait set'):  # not after Ctrl-C: a real failure
+        run_node(factory, 'pdls_ik_spin_test', [], lambda: _ExecutorMeetingCtrlC(False))

@@ -35,7 +35,7 @@ from pdls_ik.msgs import (diagnostic_array, joint_state, joint_trajectory, pose_
                           rclpy_types)
 from pdls_ik.msgs.moveit import ErrorCode, ik_request_from_msg, IKServiceReply, RequestError
 from pdls_ik.msgs.moveit import ik_response
-from pdls_ik.ros.parameters import changes_of, declare_all
+from pdls_ik.ros.parameters import AliasMirror, changes_of, declare_all
 from pdls_ik.ros.spin import run_node
 from pdls_ik.ros_logic.board import Board
 from pdls_ik.ros_logic.ik_service import IKService
@@ -69,6 +69,8 @@ class PDLSIKNode(Node):
         self.types = rclpy_types()
         values = declare_all(self)
         self.config = config_from_values(values)
+        self._aliases = AliasMirror(self, lambda: self.config)
+        self._aliases.sync_now()  # e.g. timeout reads a kinematics_solver_timeout given alone
         self.mode = values['mode']
         self.board = Board(self.get_name())
         self.tracker: Optional[Tracker] = None
@@ -229,6 +231,7 @@ class PDLSIKNode(Node):
         if rate_changed:
             self.destroy_timer(self._tracking_timer)
             self._tracking_timer = self._make_tracking_timer()
+        self._aliases.after_accept()
         return SetParametersResult(successful=True)
 
     # ------------------------------------------------------------ diagnostics

@@ -15,14 +15,17 @@
 """
 The node's parameters (rclpy glue only).
 
-Declared with descriptors from :func:`pdls_ik.ros_logic.parameters.declarations` and read back.
+Declared with descriptors from :func:`pdls_ik.ros_logic.parameters.declarations` and read back;
+:class:`AliasMirror` keeps a setting and its MoveIt aliases reading one value.
 """
 from __future__ import annotations
 
-from typing import Any, Dict
+from typing import Any, Callable, Dict, List, Mapping
 
+from pdls_ik.config import IKConfig
 from pdls_ik.errors import ConfigError
-from pdls_ik.ros_logic.parameters import Declaration, declarations
+from pdls_ik.ros_logic.parameters import (alias_groups, Declaration, declarations, mirrored,
+                                          out_of_sync)
 from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor
 from rclpy.exceptions import (InvalidParameterTypeException, InvalidParameterValueException,
                               ParameterUninitializedException)
@@ -86,3 +89,61 @@ def changes_of(parameters) -> Dict[str, Any]:
             value = list(value)
         out[p.name] = value
     return out
+
+
+def typed(values: Mapping[str, Any]) -> List[Parameter]:
+    """
+    Return rclpy Parameters of name -> value, each of its declared type.
+
+    A value not of that type is left out: it was copied from a request that the declared
+    descriptors refuse anyway.
+    """
+    kinds = {d.name: _TYPES[d.ros_type] for d in declarations()}
+    return [Parameter(name, kinds[name], value) for name, value in values.items()
+            if kinds[name].check(value)]
+
+
+class AliasMirror:
+    """
+    Keep every name of an aliased setting (``timeout``, ``kinematics_solver_timeout``) equal.
+
+    With rclpy Iron or newer, a pre-set parameters callback adds the other names to each set
+    request, so they are validated and set in one atomic change. rclpy Humble has no such
+    callback, and parameters cannot be set from the on-set callback: there
+    :meth:`after_accept` (called by the node once it accepted a change) arms a one-shot timer that
+    sets the names still out of sync with the configuration in use.
+    """
+
+    #: delay of the deferred set (rclpy without pre-set callbacks) [s]
+    DELAY = 0.01
+
+    def __init__(self, node, config_of: Callable[[], IKConfig]):
+        self._node = node
+        self._config_of = config_of
+        self._timer = None
+        if callable(getattr(node, 'add_pre_set_parameters_callback', None)):
+            node.add_pre_set_parameters_callback(self._with_other_names)
+        else:
+            self._timer = node.create_timer(self.DELAY, self._sync)
+            self._timer.cancel()
+
+    def sync_now(self) -> None:
+        """Set the names that do not read the configuration in use (start-up, before callbacks)."""
+        names = [n for group in alias_groups().values() for n in group]
+        current = {n: read(self._node, n) for n in names}
+        stale = out_of_sync(self._config_of(), current)
+        if stale:
+            self._node.set_parameters(typed(stale))
+
+    def after_accept(self) -> None:
+        """Schedule the deferred set (rclpy without pre-set callbacks only)."""
+        if self._timer is not None:
+            self._timer.reset()
+
+    def _with_other_names(self, parameters: List[Parameter]) -> List[Parameter]:
+        extra = mirrored(changes_of(parameters))
+        return list(parameters) + typed(extra)
+
+    def _sync(self) -> None:
+        self._timer.cancel()
+        self.sync_now()

@@ -28,8 +28,9 @@ def run_node(factory: Callable[[], object], name: str, args=None,
     """
     Run one node until Ctrl-C or shutdown.
 
-    :return: 0 after a clean shutdown; 1 when the node cannot start (a
-        :class:`~pdls_ik.errors.PDLSIKError` from ``factory``, logged in one line).
+    :return: 0 after a clean shutdown (also when Ctrl-C races the executor); 1 when the node
+        cannot start (a :class:`~pdls_ik.errors.PDLSIKError` from ``factory``, logged in one
+        line).
     """
     rclpy.init(args=args)
     try:
@@ -44,6 +45,11 @@ def run_node(factory: Callable[[], object], name: str, args=None,
         executor.spin()
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
+    except RuntimeError:
+        # Ctrl-C can shut the context down while the executor builds its wait set: rclpy then
+        # raises RCLError (a RuntimeError) "context is not valid" instead of the exceptions above
+        if rclpy.ok():
+            raise
     finally:
         executor.shutdown()
         node.destroy_node()
