@@ -85,7 +85,7 @@ class IKConfig:
                                          'Gauss-Seidel).')
     backend: str = _p('auto', "Implementation of solves and tracking cycles: 'numpy' (the "
                               "reference), 'numba' (compiled kernels; plain pose or "
-                              "position-only goals without extra tasks, limit_strategy "
+                              'position-only goals without extra tasks, limit_strategy '
                               "'clamping', numba installed; one-shot solves without joint "
                               "locks) or 'auto' (numba where it applies, else numpy).")
     pose_priority: int = _p(0, 'Priority of the pose task among targets (smaller = higher).',
