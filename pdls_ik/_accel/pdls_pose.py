@@ -17,11 +17,10 @@ Numba backend of :meth:`pdls_ik.IKSolver.solve` for a plain pose or position-onl
 
 A transcription of :func:`pdls_ik.pdls.solve` for the one-level problem that IKSolver builds for
 such a goal — the weighted residual of :class:`pdls_ik.tasks.FrameTask` (full orientation: 6 rows,
-position-only: 3 rows) and its Jacobian — with the options IKSolver passes: automatic λ
-(:func:`pdls_ik.pdls.pinv.auto_lambda`, Baerlocher 2001) or a fixed λ, SVD damped pseudoinverse
-with the rank decided by ``svd_tol``, the limiting loop (Baerlocher & Boulic 2004, §4) with
-the periodic variables turned through their limits (:mod:`pdls_ik.pdls.periodic`), Δθ
-clamping to ``theta_diff_max_mag``, the adaptive step size (slow-down / speed-up of the residual
+position-only: 3 rows) and its Jacobian — with the options IKSolver passes: the step of
+:func:`pdls_ik._accel.step.levels_step` (automatic or fixed λ, SVD damped pseudoinverse, the
+limiting loop with the periodic variables turned through their limits, Δθ clamping to
+``theta_diff_max_mag``), the adaptive step size (slow-down / speed-up of the residual
 clamp), divergence check with revert, stall, iteration and time budgets (the clock is read every
 fourth iteration), the best iterate, and IKSolver's restart monitor
 (:data:`pdls_ik.ik.RESTART_WINDOW`, :data:`pdls_ik.ik.RESTART_RATIO`) with restarts from
@@ -41,6 +40,7 @@ from typing import List, NamedTuple, Tuple
 import numba
 import numpy as np
 from pdls_ik._accel.dls import _pose_jacobian, _residual, _turned
+from pdls_ik._accel.step import levels_step, step_work
 
 #: status codes of the kernel; STUCK is the restart monitor's verdict (reported as "stalled")
 CONVERGED, STALLED, MAX_ITERATIONS, MAX_TIME, STUCK = 0, 1, 2, 3, 4
@@ -60,224 +60,6 @@ def _now():
     with numba.objmode(t='float64'):
         t = time.perf_counter()
     return t
-
-
-@numba.njit(cache=True)
-def _auto_lambda(residual_mag, min_sigma, target):
-    """:func:`pdls_ik.pdls.pinv.auto_lambda` without the σ thresholds (IKSolver's options)."""
-    d = residual_mag / target if target < math.inf else 0.0
-    if min_sigma >= d:
-        return 0.0
-    if min_sigma <= 0.5 * d:
-        return 0.5 * d
-    return math.sqrt(min_sigma * (d - min_sigma))
-
-
-@numba.njit(cache=True)
-def jacobi_rows(W, k, s, norms, Q):
-    """
-    Rotate the rows of W[:, :k] (m, k) by one-sided Jacobi rotations until they are orthogonal.
-
-    Hestenes 1958; Demmel & Veselić 1992: high relative accuracy. The same rotations are applied
-    to the column W[:, k], a right-hand side b, and to the rows of Q (m, m), an orthogonal matrix.
-
-    With W = Q₀ [A | b] on entry (Q₀ the entry value of Q), on return W[i, :k] = s_i v_iᵀ,
-    W[i, k] = u_iᵀ b and Q = Uᵀ, where A = Σ_i s_i u_i v_iᵀ is the SVD of A (unsorted; s (m,)
-    the row norms); norms (m,): work. A row whose norm falls below 1e-16 ‖A‖ is rounding noise
-    and is not rotated further. Starting from the Uᵀ of a nearby matrix (the Jacobian of the
-    previous iteration) takes 1–3 sweeps instead of about 6 (:func:`_rotate_into`). LAPACK
-    through numba costs ~30 µs for a 6 × 7 matrix; this costs about 1–3 µs.
-    """
-    m = W.shape[0]
-    total = 0.0
-    for i in range(m):
-        acc = 0.0
-        for j in range(k):
-            acc += W[i, j] * W[i, j]
-        norms[i] = acc                  # squared row norms, updated by each rotation
-        total += acc
-    negligible = 1e-32 * total
-    for _ in range(60):
-        rotated = False
-        for i in range(m - 1):
-            for q in range(i + 1, m):
-                a, b = norms[i], norms[q]
-                c = 0.0
-                for j in range(k):
-                    c += W[i, j] * W[q, j]
-                if c == 0.0 or abs(c) <= 1e-15 * math.sqrt(a * b) or \
-                        min(a, b) <= negligible:
-                    continue
-                rotated = True
-                zeta = (b - a) / (2.0 * c)
-                t = math.copysign(1.0, zeta) / (abs(zeta) + math.sqrt(1.0 + zeta * zeta))
-                cs = 1.0 / math.sqrt(1.0 + t * t)
-                sn = cs * t
-                na, nb = 0.0, 0.0
-                for j in range(k):
-                    wi, wq = W[i, j], W[q, j]
-                    wi, wq = cs * wi - sn * wq, sn * wi + cs * wq
-                    W[i, j], W[q, j] = wi, wq
-                    na += wi * wi
-                    nb += wq * wq
-                wi, wq = W[i, k], W[q, k]
-                W[i, k], W[q, k] = cs * wi - sn * wq, sn * wi + cs * wq
-                for j in range(m):
-                    wi, wq = Q[i, j], Q[q, j]
-                    Q[i, j], Q[q, j] = cs * wi - sn * wq, sn * wi + cs * wq
-                norms[i], norms[q] = na, nb
-        if not rotated:
-            break
-    for i in range(m):
-        s[i] = math.sqrt(norms[i])
-
-
-@numba.njit(cache=True)
-def _rotate_into(W, A, k, Q):
-    """W[:, :k + 1] = Q A[:, :k + 1]: the rows of [A | b] in the basis Q of a previous SVD."""
-    m = W.shape[0]
-    for i in range(m):
-        for j in range(k + 1):
-            acc = 0.0
-            for r in range(m):
-                acc += Q[i, r] * A[r, j]
-            W[i, j] = acc
-
-
-@numba.njit(cache=True)
-def _work(m, n):
-    """
-    Work arrays of one local solve.
-
-    (ê (m,), W (m, n + 1), s (m,), norms (m,), fixed (n,), active (n,), clamped (n,), lo (n,), up
-    (n,), clamped e (m,), active indices (n,), [J̃ | ê] (m, n + 1), Uᵀ of the last SVD (m, m)).
-    """
-    return (np.empty(m), np.empty((m, n + 1)), np.empty(m), np.empty(m), np.empty(n),
-            np.empty(n, dtype=np.bool_), np.empty(n, dtype=np.bool_), np.empty(n), np.empty(n),
-            np.empty(m), np.empty(n, dtype=np.int64), np.empty((m, n + 1)), np.eye(m))
-
-
-@numba.njit(cache=True)
-def _priority_pass(J, e, any_fixed, lam_fixed, target, svd_tol, out, wk, metrics):
-    """
-    Run the priority loop for one level.
-
-    out = fixed + J̃^{+λ} (e − J fixed) with J̃ = J P (P: the active columns), by the SVD of the
-    active columns (:func:`jacobi_rows`, started from the U of the previous pass):
-    ``J̃^{+λ} ê = Σ_i s_i / (s_i² + λ²) (u_iᵀ ê) v_i`` over s_i > svd_tol; λ, rank and σ_min go
-    to metrics.
-    """
-    e_hat, W, s, norms, fixed, active = wk[:6]
-    idx, A, Q = wk[10], wk[11], wk[12]
-    m, n = J.shape
-    k = 0
-    for j in range(n):
-        if active[j]:
-            idx[k] = j
-            k += 1
-    for r in range(m):
-        acc = 0.0
-        if any_fixed:
-            for j in range(n):
-                acc += J[r, j] * fixed[j]
-        e_hat[r] = e[r] - acc
-        for j in range(k):
-            A[r, j] = J[r, idx[j]]
-        A[r, k] = e_hat[r]
-    _rotate_into(W, A, k, Q)
-    jacobi_rows(W, k, s, norms, Q)
-    for j in range(n):
-        out[j] = fixed[j] if any_fixed else 0.0
-    rank, smin = 0, math.inf
-    for i in range(m):
-        if s[i] > svd_tol:
-            rank += 1
-            smin = min(smin, s[i])
-    metrics[M_RANK] = rank
-    metrics[M_LAMBDA] = 0.0
-    metrics[M_SIGMA] = 0.0
-    if rank == 0:
-        return
-    lam = lam_fixed
-    if lam < 0.0:
-        lam = _auto_lambda(math.sqrt(np.dot(e_hat, e_hat)), smin, target)
-    metrics[M_LAMBDA] = lam
-    metrics[M_SIGMA] = smin
-    for i in range(m):
-        if s[i] <= svd_tol:
-            continue
-        # s_i / (s_i² + λ²) (u_iᵀ ê) v_i, with W[i, :k] = s_i v_iᵀ and W[i, k] = u_iᵀ ê
-        c = W[i, k] / (s[i] * s[i] + lam * lam)
-        for j in range(k):
-            out[idx[j]] += c * W[i, j]
-
-
-@numba.njit(cache=True)
-def _step(J, e, norm, rmm, theta, lower, upper, free, periodic, lam_fixed, tmax, svd_tol,
-          dtheta, wk, metrics):
-    """
-    Compute one step as :func:`pdls_ik.pdls.step.compute_step` does for one level.
-
-    returns (‖Δθ‖ before clamping, whether the residual was clamped).
-    """
-    e_use = e
-    clamped_res = False
-    if rmm > 0.0 and norm > rmm:
-        e_use = wk[9]
-        scale = rmm / math.sqrt(np.dot(e, e))
-        for r in range(e.shape[0]):
-            e_use[r] = e[r] * scale
-        clamped_res = True
-    fixed, active, clamped, lo, up = wk[4], wk[5], wk[6], wk[7], wk[8]
-    n = theta.shape[0]
-    fixed[:] = 0.0
-    clamped[:] = False
-    active[:] = free
-    any_fixed = False
-    while True:
-        _priority_pass(J, e_use, any_fixed, lam_fixed, tmax, svd_tol, dtheta, wk, metrics)
-        changed = False
-        for j in range(n):
-            t = theta[j] + dtheta[j]
-            if active[j] and (t > upper[j] or t < lower[j]) and not (
-                    periodic[j] and not math.isnan(_turned(t, lower[j], upper[j]))):
-                fixed[j] = (upper[j] if t > upper[j] else lower[j]) - theta[j]
-                clamped[j] = True
-                active[j] = False
-                any_fixed = True
-                changed = True
-        if not changed:
-            break
-    for j in range(n):
-        if clamped[j]:
-            dtheta[j] = fixed[j]
-        if not free[j]:
-            dtheta[j] = 0.0
-    mag = math.sqrt(np.dot(dtheta, dtheta))
-    diff_clamped = mag > tmax
-    if diff_clamped:
-        dtheta *= tmax / mag
-    if any_fixed or diff_clamped:  # step._exactly_inside
-        lo[:] = lower
-        up[:] = upper
-        for _ in range(8):
-            moved = False
-            for j in range(n):
-                t = theta[j] + dtheta[j]
-                if periodic[j] and (t > up[j] or t < lo[j]) and \
-                        not math.isnan(_turned(t, lo[j], up[j])):
-                    continue
-                if t > up[j] and theta[j] <= up[j]:
-                    dtheta[j] = np.nextafter(up[j] - theta[j], -np.inf)
-                    up[j] = np.nextafter(up[j], -np.inf)
-                    moved = True
-                elif t < lo[j] and theta[j] >= lo[j]:
-                    dtheta[j] = np.nextafter(lo[j] - theta[j], np.inf)
-                    lo[j] = np.nextafter(lo[j], np.inf)
-                    moved = True
-            if not moved:
-                break
-    return mag, clamped_res
 
 
 @numba.njit(cache=True)
@@ -329,10 +111,12 @@ def _local_work(n, rows, max_iterations):
     """
     Work arrays of :func:`solve_local`, allocated once per call of :func:`solve_restarts`.
 
-    (T, P, J6, e6, step work, dtheta, next θ, previous θ, residual history).
+    (T, P, J6, e6, step work, dtheta, next θ, previous θ, residual history, per-level step
+    metrics, residual clamped flags).
     """
-    return (np.empty((4, 4)), np.empty((4, 4)), np.empty((6, n)), np.empty(6), _work(rows, n),
-            np.empty(n), np.empty(n), np.empty(n), np.empty(max_iterations + 2))
+    return (np.empty((4, 4)), np.empty((4, 4)), np.empty((6, n)), np.empty(6),
+            step_work(rows, n, 0), np.empty(n), np.empty(n), np.empty(n),
+            np.empty(max_iterations + 2), np.zeros((2, 3)), np.zeros(2, dtype=np.bool_))
 
 
 @numba.njit(cache=True)
@@ -347,8 +131,9 @@ def solve_local(theta0, target, ch, lower, upper, free, continuous, periodic, wp
     theta; lw: :func:`_local_work`. Returns (status code, iterations).
     """
     n = theta0.shape[0]
-    T, P, J6, e6, wk, dtheta, nxt, theta_prev, history = lw
+    T, P, J6, e6, wk, dtheta, nxt, theta_prev, history, lm, rc = lw
     J, e = J6[:rows], e6[:rows]
+    no_lock, no_lock_idx, no_posture = np.empty(0), np.empty(0, dtype=np.int64), np.empty(0)
     Q = wk[12]
     Q[:, :] = 0.0              # every local solve starts its SVDs cold: results do not depend
     for i in range(rows):      # on earlier solves
@@ -400,8 +185,11 @@ def solve_local(theta0, target, ch, lower, upper, free, continuous, periodic, wp
             elif last_mag < 0.5 * tmax and rmm >= 0.0 and last_clamped:
                 rmm = rmm * 1.5 if speed_cap < 0.0 else min(rmm * 1.5, speed_cap)
         last_norm = norm
-        last_mag, last_clamped = _step(J, e, norm, rmm, theta, lower, upper, free, periodic,
-                                       lam_fixed, tmax, svd_tol, dtheta, wk, metrics)
+        last_mag = levels_step(J, e, no_lock, no_lock_idx, 1.0, theta, lower, upper, free,
+                               periodic, lam_fixed, tmax, svd_tol, -1.0, rmm, no_posture, True,
+                               dtheta, wk, lm, rc)
+        last_clamped = rc[1]
+        metrics[M_LAMBDA], metrics[M_RANK], metrics[M_SIGMA] = lm[1, 0], lm[1, 1], lm[1, 2]
         have_step = True
         metrics[M_STEPPED] = 1.0
         for j in range(n):

@@ -18,14 +18,9 @@ Numba backend of :meth:`pdls_ik.IKSolver.track` for a plain pose or position-onl
 A transcription of one tracking cycle of the NumPy reference (``IKSolver.track`` with its
 ``_TrackProblem``, :func:`pdls_ik.pdls.solve` and :func:`pdls_ik.pdls.step.compute_step`) for
 the levels IKSolver builds without extra tasks: joint locks (if any) > the pose > the posture
-in the null space of both. The lock level is a weighted selection of joints, J = w S: its
-damped least-squares step is the closed form ``Δθ_j = w ê_j / (w² + λ²)`` on each unclamped
-locked joint, and its null-space projector removes those columns, so the pose level is
-solved on the other joints with the lock step as a fixed motion (Baerlocher & Boulic 2004,
-§3: the priority loop with compensated residual). The pose level, its SVD, automatic λ and the
-limiting loop are those of :mod:`pdls_ik._accel.pdls_pose`; the posture variation (first
-iteration of the cycle only, clipped per joint) is projected by I − Σ v_i v_iᵀ over the pose
-level's kept right singular vectors.
+in the null space of both, each step by :func:`pdls_ik._accel.step.levels_step`. The posture
+variation is applied in the first iteration of the cycle only, clipped per joint; the time
+budget is checked once the minimum of iterations is applied.
 
 The cycle first takes the undamped step toward the goal within the joint limits: when it
 leaves the cycle's velocity box, the NumPy code aims at an intermediate pose chosen by a
@@ -39,9 +34,9 @@ import math
 
 import numba
 import numpy as np
-from pdls_ik._accel.pdls_pose import (_auto_lambda, _errors, _evaluate, _now, _rotate_into,
-                                      _work, CONVERGED, jacobi_rows, MAX_ITERATIONS, STALLED,
-                                      STATUS_NAMES)
+from pdls_ik._accel.pdls_pose import (_errors, _evaluate, _now, CONVERGED, MAX_ITERATIONS,
+                                      STALLED, STATUS_NAMES)
+from pdls_ik._accel.step import levels_step, step_work
 
 #: status of a cycle whose goal is beyond its velocity box (run on the NumPy code instead)
 AIM_ELSEWHERE = -1
@@ -66,158 +61,6 @@ def _lock_residual(q, lock_idx, lock_values, lock_cont, w, out):
 
 
 @numba.njit(cache=True)
-def _levels_step(J, e, eL, lock_idx, w, theta, lo, up, free, lam_fixed, tmax, svd_tol,
-                 rmm_lock, rmm_pose, posture, limit_diff, dtheta, wk, metrics, res_clamped):
-    """
-    One PDLS step of the levels (locks, pose) and the posture, as compute_step.
-
-    ``lam_fixed`` < 0: automatic λ per level; ``rmm_*`` < 0: no residual clamp; posture (n,)
-    or an empty array; ``limit_diff``: clamp ‖Δθ‖ to tmax. Fills dtheta, the per-level λ, rank
-    and σ_min of metrics, res_clamped (2,); returns ‖Δθ‖ before clamping.
-    """
-    e_hat, W, s, norms, fixed, active = wk[:6]
-    clamped, lo2, up2, e_clamp, idx, A, Q = wk[6], wk[7], wk[8], wk[9], wk[10], wk[11], wk[12]
-    n, m, L = theta.shape[0], J.shape[0], lock_idx.shape[0]
-    eLc, eL_hat = wk[13], wk[14]
-    res_clamped[0] = res_clamped[1] = False
-    scale = 1.0
-    if rmm_lock >= 0.0 and L:
-        nl = math.sqrt(np.dot(eL, eL))
-        if nl > rmm_lock:
-            scale = rmm_lock / nl
-            res_clamped[0] = True
-    for i in range(L):
-        eLc[i] = eL[i] * scale
-    e_use = e
-    if rmm_pose >= 0.0:
-        ne = math.sqrt(np.dot(e, e))
-        if ne > rmm_pose:
-            for r in range(m):
-                e_clamp[r] = e[r] * (rmm_pose / ne)
-            e_use = e_clamp
-            res_clamped[1] = True
-    fixed[:] = 0.0
-    clamped[:] = False
-    active[:] = free
-    any_fixed = False
-    pose_active = lo2      # work: the pose level's columns (active, not locked)
-    while True:
-        for j in range(n):
-            dtheta[j] = fixed[j] if any_fixed else 0.0
-            pose_active[j] = 1.0 if active[j] else 0.0
-        # lock level: J = w S masked by the active columns
-        if L:
-            acc, rank = 0.0, 0
-            for i in range(L):
-                j = lock_idx[i]
-                r_i = eLc[i] - w * dtheta[j]
-                eL_hat[i] = r_i
-                acc += r_i * r_i
-                if active[j]:
-                    rank += 1
-            metrics[T_LOCK + 1], metrics[T_LOCK + 2], metrics[T_LOCK + 3] = 0.0, rank, 0.0
-            if rank and w > svd_tol:
-                lam = lam_fixed if lam_fixed >= 0.0 else _auto_lambda(math.sqrt(acc), w, tmax)
-                metrics[T_LOCK + 1], metrics[T_LOCK + 3] = lam, w
-                for i in range(L):
-                    j = lock_idx[i]
-                    if active[j]:
-                        dtheta[j] += w * eL_hat[i] / (w * w + lam * lam)
-                        pose_active[j] = 0.0
-            else:
-                metrics[T_LOCK + 2] = 0
-        # pose level on the remaining columns, residual compensated by the motion so far
-        k = 0
-        for j in range(n):
-            if pose_active[j] != 0.0:
-                idx[k] = j
-                k += 1
-        for r in range(m):
-            acc = 0.0
-            for j in range(n):
-                acc += J[r, j] * dtheta[j]
-            e_hat[r] = e_use[r] - acc
-            for c in range(k):
-                A[r, c] = J[r, idx[c]]
-            A[r, k] = e_hat[r]
-        _rotate_into(W, A, k, Q)
-        jacobi_rows(W, k, s, norms, Q)
-        rank, smin = 0, math.inf
-        for i in range(m):
-            if s[i] > svd_tol:
-                rank += 1
-                smin = min(smin, s[i])
-        metrics[T_POSE + 1], metrics[T_POSE + 2], metrics[T_POSE + 3] = 0.0, rank, 0.0
-        if rank:
-            lam = lam_fixed
-            if lam < 0.0:
-                lam = _auto_lambda(math.sqrt(np.dot(e_hat, e_hat)), smin, tmax)
-            metrics[T_POSE + 1], metrics[T_POSE + 3] = lam, smin
-            for i in range(m):
-                if s[i] > svd_tol:
-                    c = W[i, k] / (s[i] * s[i] + lam * lam)
-                    for col in range(k):
-                        dtheta[idx[col]] += c * W[i, col]
-        # posture in the null space of both levels: (diag(pose columns) − Σ v_i v_iᵀ) v
-        if posture.shape[0]:
-            for col in range(k):
-                dtheta[idx[col]] += posture[idx[col]]
-            if rank:
-                for i in range(m):
-                    if s[i] > svd_tol:
-                        c = 0.0
-                        for col in range(k):
-                            c += W[i, col] * posture[idx[col]]
-                        c /= s[i] * s[i]
-                        for col in range(k):
-                            dtheta[idx[col]] -= c * W[i, col]
-        changed = False
-        for j in range(n):
-            t = theta[j] + dtheta[j]
-            if active[j] and (t > up[j] or t < lo[j]):
-                fixed[j] = (up[j] if t > up[j] else lo[j]) - theta[j]
-                clamped[j] = True
-                active[j] = False
-                any_fixed = True
-                changed = True
-        if not changed:
-            break
-    for j in range(n):
-        if clamped[j]:
-            dtheta[j] = fixed[j]
-        if not free[j]:
-            dtheta[j] = 0.0
-    mag = math.sqrt(np.dot(dtheta, dtheta))
-    diff_clamped = limit_diff and mag > tmax
-    if diff_clamped:
-        dtheta *= tmax / mag
-    if any_fixed or diff_clamped:   # step._exactly_inside
-        lo2[:] = lo
-        up2[:] = up
-        for _ in range(8):
-            moved = False
-            for j in range(n):
-                t = theta[j] + dtheta[j]
-                if t > up2[j] and theta[j] <= up2[j]:
-                    dtheta[j] = np.nextafter(up2[j] - theta[j], -np.inf)
-                    up2[j] = np.nextafter(up2[j], -np.inf)
-                    moved = True
-                elif t < lo2[j] and theta[j] >= lo2[j]:
-                    dtheta[j] = np.nextafter(lo2[j] - theta[j], np.inf)
-                    lo2[j] = np.nextafter(lo2[j], np.inf)
-                    moved = True
-            if not moved:
-                break
-    return mag
-
-
-@numba.njit(cache=True)
-def _cycle_work(n, rows, lock_count):
-    """Work arrays of a cycle: :func:`_work` and the clamped and compensated lock residuals."""
-    return _work(rows, n) + (np.empty(lock_count), np.empty(lock_count))
-
-
-@numba.njit(cache=True)
 def track_cycle(q, target, ch, lower, upper, lo, up, free, wp, wo, rows, tol_p, tol_o,
                 lock_idx, lock_values, lock_cont, lock_w, lock_tol, preferred, posture_w,
                 posture_cont, posture_bound, lam_fixed, tmax, svd_tol, residual_tol,
@@ -238,7 +81,8 @@ def track_cycle(q, target, ch, lower, upper, lo, up, free, wp, wo, rows, tol_p, 
     T, P, J6 = np.empty((4, 4)), np.empty((4, 4)), np.empty((6, n))
     e6, eL = np.empty(6), np.empty(L)
     J, e = J6[:rows], e6[:rows]
-    wk = _cycle_work(n, rows, L)
+    wk = step_work(rows, n, L)
+    lm, no_periodic = np.zeros((2, 3)), np.zeros(n, dtype=np.bool_)
     Q = wk[12]
     Q[:, :] = 0.0
     for i in range(Q.shape[0]):
@@ -250,8 +94,8 @@ def track_cycle(q, target, ch, lower, upper, lo, up, free, wp, wo, rows, tol_p, 
     norm = _evaluate(theta, target, wp, wo, rows, ch, T, J6, P, e6)
     norm_l = _lock_residual(theta, lock_idx, lock_values, lock_cont, lock_w, eL)
     # the goal test (IKSolver's _TrackProblem.aim): undamped step within the joint limits
-    _levels_step(J, e, eL, lock_idx, lock_w, theta, lower, upper, free, 0.0, tmax, svd_tol,
-                 -1.0, -1.0, no_posture, False, dtheta, wk, metrics, rc)
+    levels_step(J, e, eL, lock_idx, lock_w, theta, lower, upper, free, no_periodic, 0.0, tmax,
+                svd_tol, -1.0, -1.0, no_posture, False, dtheta, wk, lm, rc)
     share = math.inf
     for j in range(n):
         d = dtheta[j]
@@ -329,12 +173,12 @@ def track_cycle(q, target, ch, lower, upper, lo, up, free, wp, wo, rows, tol_p, 
         else:
             step_posture = no_posture
         last_l, last_p = norm_l, norm
-        last_mag = _levels_step(J, e, eL, lock_idx, lock_w, theta, lo, up, free, lam_fixed,
-                                tmax, svd_tol, rmm_l if L else -1.0, rmm_p, step_posture, True,
-                                dtheta, wk, metrics, rc)
-        if not L:
-            rc[0] = False
+        last_mag = levels_step(J, e, eL, lock_idx, lock_w, theta, lo, up, free, no_periodic,
+                               lam_fixed, tmax, svd_tol, rmm_l if L else -1.0, rmm_p,
+                               step_posture, True, dtheta, wk, lm, rc)
         have_step = True
+        for k in range(3):
+            metrics[T_LOCK + 1 + k], metrics[T_POSE + 1 + k] = lm[0, k], lm[1, k]
         metrics[T_STEPPED] = 1.0
         acc = 0.0
         for j in range(n):

@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-The Jacobi SVD of the Numba PDLS kernel (pdls_ik._accel.pdls_pose) against LAPACK.
+The Jacobi SVD of the numba PDLS step (pdls_ik._accel.step) against LAPACK.
 
 The kernel against IKSolver's NumPy path is tested in test_ik_backends.py.
 """
@@ -32,7 +32,7 @@ def test_jacobi_rows_give_the_svd_and_the_damped_solution_including_rank_deficie
 
     The kernel's damped pseudoinverse solution equals the one from numpy's SVD.
     """
-    from pdls_ik._accel.pdls_pose import jacobi_rows
+    from pdls_ik._accel.step import jacobi_rows
     rng = np.random.default_rng(0)
     for k in range(30):
         A = rng.normal(size=(6, 6 + k % 4))
@@ -60,7 +60,7 @@ def test_jacobi_rows_give_the_svd_and_the_damped_solution_including_rank_deficie
 
 def test_jacobi_rows_warm_started_from_a_previous_u_give_the_svd_of_the_new_matrix():
     """Started from the Uᵀ of a nearby matrix (the previous iteration), the result is unchanged."""
-    from pdls_ik._accel.pdls_pose import jacobi_rows
+    from pdls_ik._accel.step import jacobi_rows
     rng = np.random.default_rng(1)
     for k in range(20):
         A = rng.normal(size=(6, 6 + k % 3))

@@ -1,0 +1,297 @@
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The PDLS step of the numba kernels: :func:`pdls_ik.pdls.step.compute_step` for their levels.
+
+The levels IKSolver builds without extra tasks: joint locks (if any) > the pose > the posture
+in the null space of both. The lock level is a weighted selection of joints, J = w S: its
+damped least-squares step is the closed form ``Δθ_j = w ê_j / (w² + λ²)`` on each unclamped
+locked joint, and its null-space projector removes those columns, so that the pose level is
+solved on the other joints with the lock step as a fixed motion (Baerlocher & Boulic 2004, §3:
+the priority loop with compensated residual). The pose level is solved by the SVD of its active
+columns (one-sided Jacobi, :func:`jacobi_rows`, started from the U of the previous SVD) with
+automatic λ (:func:`pdls_ik.pdls.pinv.auto_lambda`, Baerlocher 2001) or a fixed λ; the posture
+is projected by I − Σ v_i v_iᵀ over its kept right singular vectors. Then the limiting loop
+(Baerlocher & Boulic 2004, §4; periodic variables turned through their limits as
+:mod:`pdls_ik.pdls.periodic` does), Δθ clamping and the exact stay inside the limits.
+"""
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+from pdls_ik._accel.dls import _turned
+
+#: per-level metrics of a step, rows (lock level, pose level): λ, rank, σ_min
+LM_LAMBDA, LM_RANK, LM_SIGMA = range(3)
+
+
+@numba.njit(cache=True)
+def _auto_lambda(residual_mag, min_sigma, target):
+    """:func:`pdls_ik.pdls.pinv.auto_lambda` without the σ thresholds (IKSolver's options)."""
+    d = residual_mag / target if target < math.inf else 0.0
+    if min_sigma >= d:
+        return 0.0
+    if min_sigma <= 0.5 * d:
+        return 0.5 * d
+    return math.sqrt(min_sigma * (d - min_sigma))
+
+
+@numba.njit(cache=True)
+def jacobi_rows(W, k, s, norms, Q):
+    """
+    Rotate the rows of W[:, :k] (m, k) by one-sided Jacobi rotations until they are orthogonal.
+
+    Hestenes 1958; Demmel & Veselić 1992: high relative accuracy. The same rotations are applied
+    to the column W[:, k], a right-hand side b, and to the rows of Q (m, m), an orthogonal matrix.
+
+    With W = Q₀ [A | b] on entry (Q₀ the entry value of Q), on return W[i, :k] = s_i v_iᵀ,
+    W[i, k] = u_iᵀ b and Q = Uᵀ, where A = Σ_i s_i u_i v_iᵀ is the SVD of A (unsorted; s (m,)
+    the row norms); norms (m,): work. A row whose norm falls below 1e-16 ‖A‖ is rounding noise
+    and is not rotated further. Starting from the Uᵀ of a nearby matrix (the Jacobian of the
+    previous iteration) takes 1–3 sweeps instead of about 6 (:func:`_rotate_into`). LAPACK
+    through numba costs ~30 µs for a 6 × 7 matrix; this costs about 1–3 µs.
+    """
+    m = W.shape[0]
+    total = 0.0
+    for i in range(m):
+        acc = 0.0
+        for j in range(k):
+            acc += W[i, j] * W[i, j]
+        norms[i] = acc                  # squared row norms, updated by each rotation
+        total += acc
+    negligible = 1e-32 * total
+    for _ in range(60):
+        rotated = False
+        for i in range(m - 1):
+            for q in range(i + 1, m):
+                a, b = norms[i], norms[q]
+                c = 0.0
+                for j in range(k):
+                    c += W[i, j] * W[q, j]
+                if c == 0.0 or abs(c) <= 1e-15 * math.sqrt(a * b) or \
+                        min(a, b) <= negligible:
+                    continue
+                rotated = True
+                zeta = (b - a) / (2.0 * c)
+                t = math.copysign(1.0, zeta) / (abs(zeta) + math.sqrt(1.0 + zeta * zeta))
+                cs = 1.0 / math.sqrt(1.0 + t * t)
+                sn = cs * t
+                na, nb = 0.0, 0.0
+                for j in range(k):
+                    wi, wq = W[i, j], W[q, j]
+                    wi, wq = cs * wi - sn * wq, sn * wi + cs * wq
+                    W[i, j], W[q, j] = wi, wq
+                    na += wi * wi
+                    nb += wq * wq
+                wi, wq = W[i, k], W[q, k]
+                W[i, k], W[q, k] = cs * wi - sn * wq, sn * wi + cs * wq
+                for j in range(m):
+                    wi, wq = Q[i, j], Q[q, j]
+                    Q[i, j], Q[q, j] = cs * wi - sn * wq, sn * wi + cs * wq
+                norms[i], norms[q] = na, nb
+        if not rotated:
+            break
+    for i in range(m):
+        s[i] = math.sqrt(norms[i])
+
+
+@numba.njit(cache=True)
+def _rotate_into(W, A, k, Q):
+    """W[:, :k + 1] = Q A[:, :k + 1]: the rows of [A | b] in the basis Q of a previous SVD."""
+    m = W.shape[0]
+    for i in range(m):
+        for j in range(k + 1):
+            acc = 0.0
+            for r in range(m):
+                acc += Q[i, r] * A[r, j]
+            W[i, j] = acc
+
+
+@numba.njit(cache=True)
+def step_work(m, n, locks):
+    """
+    Work arrays of :func:`levels_step` for m pose rows, n variables and ``locks`` locked joints.
+
+    (ê (m,), W (m, n + 1), s (m,), norms (m,), fixed (n,), active (n,), clamped (n,), lo (n,), up
+    (n,), clamped e (m,), active indices (n,), [J̃ | ê] (m, n + 1), Uᵀ of the last SVD (m, m),
+    clamped and compensated lock residuals (locks,), (locks,)).
+    """
+    return (np.empty(m), np.empty((m, n + 1)), np.empty(m), np.empty(m), np.empty(n),
+            np.empty(n, dtype=np.bool_), np.empty(n, dtype=np.bool_), np.empty(n), np.empty(n),
+            np.empty(m), np.empty(n, dtype=np.int64), np.empty((m, n + 1)), np.eye(m),
+            np.empty(locks), np.empty(locks))
+
+
+@numba.njit(cache=True)
+def levels_step(J, e, eL, lock_idx, w, theta, lo, up, free, periodic, lam_fixed, tmax, svd_tol,
+                rmm_lock, rmm_pose, posture, limit_diff, dtheta, wk, level_metrics,
+                res_clamped):
+    """
+    One PDLS step of the levels (locks, pose) and the posture, as compute_step.
+
+    :param J, e: the pose level's weighted Jacobian (m, n) and residual (m,); eL (L,): the lock
+        residual w (value − θ) of the joints lock_idx (L,) (L = 0: no lock level), weight w.
+    :param theta: (n,) θ within [lo, up] (n,); free (n,) bool; periodic (n,) bool: variables
+        turned through their limits instead of clamped.
+    :param lam_fixed: λ of every level (< 0: automatic); tmax: θ_diff_max_mag, also the target
+        of the automatic λ; svd_tol: singular values at or below it are dropped.
+    :param rmm_lock, rmm_pose: residual clamps (< 0: none); posture: (n,) variation, or an empty
+        array; limit_diff: clamp ‖Δθ‖ to tmax.
+    :param dtheta: (n,) out: Δθ. wk: :func:`step_work`. level_metrics: (2, 3) out: per level
+        (lock, pose) λ, rank, σ_min (``LM_*``). res_clamped: (2,) bool out: residual clamped.
+
+    :return: ‖Δθ‖ before its clamp to tmax.
+    """
+    e_hat, W, s, norms, fixed, active = wk[:6]
+    clamped, lo2, up2, e_clamp, idx, A, Q = wk[6], wk[7], wk[8], wk[9], wk[10], wk[11], wk[12]
+    eLc, eL_hat = wk[13], wk[14]
+    n, m, L = theta.shape[0], J.shape[0], lock_idx.shape[0]
+    res_clamped[0] = res_clamped[1] = False
+    scale = 1.0
+    if rmm_lock >= 0.0 and L:
+        nl = math.sqrt(np.dot(eL, eL))
+        if nl > rmm_lock:
+            scale = rmm_lock / nl
+            res_clamped[0] = True
+    for i in range(L):
+        eLc[i] = eL[i] * scale
+    e_use = e
+    if rmm_pose >= 0.0:
+        ne = math.sqrt(np.dot(e, e))
+        if ne > rmm_pose:
+            for r in range(m):
+                e_clamp[r] = e[r] * (rmm_pose / ne)
+            e_use = e_clamp
+            res_clamped[1] = True
+    fixed[:] = 0.0
+    clamped[:] = False
+    active[:] = free
+    any_fixed = False
+    pose_active = lo2      # work: the pose level's columns (active, not locked)
+    level_metrics[:, :] = 0.0
+    while True:
+        for j in range(n):
+            dtheta[j] = fixed[j] if any_fixed else 0.0
+            pose_active[j] = 1.0 if active[j] else 0.0
+        # lock level: J = w S masked by the active columns
+        if L:
+            acc, rank = 0.0, 0
+            for i in range(L):
+                j = lock_idx[i]
+                r_i = eLc[i] - w * dtheta[j]
+                eL_hat[i] = r_i
+                acc += r_i * r_i
+                if active[j]:
+                    rank += 1
+            level_metrics[0, LM_LAMBDA], level_metrics[0, LM_SIGMA] = 0.0, 0.0
+            level_metrics[0, LM_RANK] = rank if w > svd_tol else 0
+            if rank and w > svd_tol:
+                lam = lam_fixed if lam_fixed >= 0.0 else _auto_lambda(math.sqrt(acc), w, tmax)
+                level_metrics[0, LM_LAMBDA], level_metrics[0, LM_SIGMA] = lam, w
+                for i in range(L):
+                    j = lock_idx[i]
+                    if active[j]:
+                        dtheta[j] += w * eL_hat[i] / (w * w + lam * lam)
+                        pose_active[j] = 0.0
+        # pose level on the remaining columns, residual compensated by the motion so far
+        k = 0
+        for j in range(n):
+            if pose_active[j] != 0.0:
+                idx[k] = j
+                k += 1
+        for r in range(m):
+            acc = 0.0
+            for j in range(n):
+                acc += J[r, j] * dtheta[j]
+            e_hat[r] = e_use[r] - acc
+            for c in range(k):
+                A[r, c] = J[r, idx[c]]
+            A[r, k] = e_hat[r]
+        _rotate_into(W, A, k, Q)
+        jacobi_rows(W, k, s, norms, Q)
+        rank, smin = 0, math.inf
+        for i in range(m):
+            if s[i] > svd_tol:
+                rank += 1
+                smin = min(smin, s[i])
+        level_metrics[1, LM_LAMBDA], level_metrics[1, LM_SIGMA] = 0.0, 0.0
+        level_metrics[1, LM_RANK] = rank
+        if rank:
+            lam = lam_fixed
+            if lam < 0.0:
+                lam = _auto_lambda(math.sqrt(np.dot(e_hat, e_hat)), smin, tmax)
+            level_metrics[1, LM_LAMBDA], level_metrics[1, LM_SIGMA] = lam, smin
+            for i in range(m):
+                if s[i] > svd_tol:
+                    # s_i / (s_i² + λ²) (u_iᵀ ê) v_i, with W[i, :k] = s_i v_iᵀ, W[i, k] = u_iᵀ ê
+                    c = W[i, k] / (s[i] * s[i] + lam * lam)
+                    for col in range(k):
+                        dtheta[idx[col]] += c * W[i, col]
+        # posture in the null space of both levels: (diag(pose columns) − Σ v_i v_iᵀ) v
+        if posture.shape[0]:
+            for col in range(k):
+                dtheta[idx[col]] += posture[idx[col]]
+            for i in range(m):
+                if s[i] > svd_tol:
+                    c = 0.0
+                    for col in range(k):
+                        c += W[i, col] * posture[idx[col]]
+                    c /= s[i] * s[i]
+                    for col in range(k):
+                        dtheta[idx[col]] -= c * W[i, col]
+        changed = False
+        for j in range(n):
+            t = theta[j] + dtheta[j]
+            if active[j] and (t > up[j] or t < lo[j]) and not (
+                    periodic[j] and not math.isnan(_turned(t, lo[j], up[j]))):
+                fixed[j] = (up[j] if t > up[j] else lo[j]) - theta[j]
+                clamped[j] = True
+                active[j] = False
+                any_fixed = True
+                changed = True
+        if not changed:
+            break
+    for j in range(n):
+        if clamped[j]:
+            dtheta[j] = fixed[j]
+        if not free[j]:
+            dtheta[j] = 0.0
+    mag = math.sqrt(np.dot(dtheta, dtheta))
+    diff_clamped = limit_diff and mag > tmax
+    if diff_clamped:
+        dtheta *= tmax / mag
+    if any_fixed or diff_clamped:   # step._exactly_inside
+        lo2[:] = lo
+        up2[:] = up
+        for _ in range(8):
+            moved = False
+            for j in range(n):
+                t = theta[j] + dtheta[j]
+                if periodic[j] and (t > up2[j] or t < lo2[j]) and \
+                        not math.isnan(_turned(t, lo2[j], up2[j])):
+                    continue
+                if t > up2[j] and theta[j] <= up2[j]:
+                    dtheta[j] = np.nextafter(up2[j] - theta[j], -np.inf)
+                    up2[j] = np.nextafter(up2[j], -np.inf)
+                    moved = True
+                elif t < lo2[j] and theta[j] >= lo2[j]:
+                    dtheta[j] = np.nextafter(lo2[j] - theta[j], np.inf)
+                    lo2[j] = np.nextafter(lo2[j], np.inf)
+                    moved = True
+            if not moved:
+                break
+    return mag
