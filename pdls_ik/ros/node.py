@@ -26,7 +26,8 @@ and no bad message stops the node: every failure becomes an ERROR status on /dia
 from __future__ import annotations
 
 import sys
-from typing import Optional
+import threading
+from typing import Optional, Sequence, Tuple
 
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PoseStamped
@@ -83,6 +84,11 @@ class PDLSIKNode(Node):
         self.pub_diagnostics = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
         self.pub_echo = (self.create_publisher(JointState, 'joint_states', 10)
                          if values['echo_joint_states'] else None)
+        #: loop-back: (joint names, q) of the last solution sent on joint_states; the echo timer
+        #: repeats it under the lock (never the state read back from joint_states, which lags:
+        #: repeated after the solution, it would put the looped-back robot back one solve)
+        self._echoed: Optional[Tuple[Sequence[str], Sequence[float]]] = None
+        self._echo_lock = threading.Lock()
 
         if values['robot_description']:
             self._set_robot(build_robot(values['robot_description'], self.config), 'parameter')
@@ -177,14 +183,21 @@ class PDLSIKNode(Node):
         solution = joint_state(self.types, names, out.result.q, stamp=now)
         self.pub_solution.publish(solution)
         if self.pub_echo is not None:
-            self.pub_echo.publish(solution)
+            with self._echo_lock:
+                self._echoed = (names, out.result.q)
+                self.pub_echo.publish(solution)
         self.board.put('solver', out.status)
         self.publish_diagnostics()
 
     def _echo_state(self) -> None:
-        if self.tracker is not None:
-            self.pub_echo.publish(joint_state(self.types, self.tracker.robot.joint_names,
-                                              self.tracker.current_q(),
+        tracker = self.tracker
+        if tracker is None:
+            return
+        with self._echo_lock:
+            names, q = self._echoed or (None, None)
+            if names != tracker.robot.joint_names:  # no solution yet, or another robot
+                names, q = tracker.robot.joint_names, tracker.current_q()
+            self.pub_echo.publish(joint_state(self.types, names, q,
                                               stamp=self.get_clock().now().to_msg()))
 
     def _create_service(self) -> None:
