@@ -461,7 +461,7 @@ class IKSolver:
                                       free_orientation, cfg,
                                       (RESTART_WINDOW, RESTART_RATIO), periodic)
         #: the implementation of tracking cycles: "numpy" or "numba" (the compiled cycle covers
-        #: joint locks too; a cycle whose goal is beyond its velocity box runs on NumPy)
+        #: joint locks too)
         self.tracking_backend = 'numpy' if cfg.backend == 'numpy' or \
             self._numba_unsupported(cfg, tracking=True) else 'numba'
         self._track_kernel = None
@@ -769,13 +769,11 @@ class IKSolver:
         lo = np.maximum(self.lower, q - reach)
         up = np.minimum(self.upper, q + reach)
         if self._track_kernel is not None:
-            out = self._track_kernel.cycle(self.frame, q, lo, up, TRACK_POSTURE_SHARE * reach,
-                                           opts.theta_diff_max_mag, TRACK_MIN_ITERATIONS,
-                                           t0 + self.config.tracking_timeout)
-            if out is not None:      # else: a goal beyond the box, aimed by the NumPy code
-                q_out, status, metrics, iterations, pos, ori = out
-                return self._finish(q_out, status, metrics, iterations, 0, t0, notes,
-                                    (q_out, pos, ori))
+            q_out, status, metrics, iterations, pos, ori = self._track_kernel.cycle(
+                self.frame, q, lo, up, TRACK_POSTURE_SHARE * reach, opts.theta_diff_max_mag,
+                TRACK_MIN_ITERATIONS, t0 + self.config.tracking_timeout)
+            return self._finish(q_out, status, metrics, iterations, 0, t0, notes,
+                                (q_out, pos, ori))
         problem = self._track_problem
         problem.begin(reach, t0 + self.config.tracking_timeout)
         lo, up = problem.aim(q, self.lower, self.upper, lo, up, self.free, *aim)

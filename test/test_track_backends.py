@@ -64,17 +64,17 @@ def _same_cycle(compiled, reference, target, q, dt=DT):
     for got, want in ((a.residual_norms, b.residual_norms), (a.lambdas, b.lambdas),
                       (a.min_singular_values, b.min_singular_values)):
         assert len(got) == len(want)
-        np.testing.assert_allclose(got, want, rtol=1e-7, atol=1e-13)
+        np.testing.assert_allclose(got, want, rtol=1e-7, atol=1e-10)
     np.testing.assert_allclose([a.position_error, a.orientation_error],
-                               [b.position_error, b.orientation_error], rtol=1e-7, atol=1e-13)
+                               [b.position_error, b.orientation_error], rtol=1e-7, atol=1e-10)
     return b
 
 
-def _follow(compiled, reference, goals, q):
+def _follow(compiled, reference, goals, q, dt=DT):
     """Track the goals (each a pose) from q; every cycle compared; returns the statuses seen."""
     statuses = set()
     for target in goals:
-        res = _same_cycle(compiled, reference, target, q)
+        res = _same_cycle(compiled, reference, target, q, dt)
         statuses.add(res.status)
         q = res.q
     return statuses, q
@@ -165,14 +165,14 @@ def test_a_damped_lock_a_little_away_is_reached_within_the_box(panda):
     assert abs(q[2] - (home[2] + 0.001)) <= 1e-9
 
 
-def test_far_goals_are_aimed_by_the_numpy_code_and_agree(panda):
-    """A goal 20 cm away is beyond one cycle's velocity box: the compiled cycle hands it over."""
+def test_far_goals_are_approached_through_the_same_waypoints(panda):
+    """A reachable goal far beyond a cycle's velocity box: waypoint cycles, then the goal."""
     compiled, reference = _pair(panda, 'panda_link8')
     q = compiled._middle.copy()
-    T = panda.forward_kinematics(q, 'panda_link8', compiled.base_link)
-    T[:3, 3] += [0.2, -0.1, 0.05]
-    statuses, q_end = _follow(compiled, reference, [T] * 60, q)
-    assert 'not_converged' in statuses       # waypoint cycles on the way
+    far = q + np.array([0.5, 0.3, -0.4, 0.4, 0.3, 0.3, 0.4, 0.0])
+    T = panda.forward_kinematics(far, 'panda_link8', compiled.base_link)
+    statuses, q_end = _follow(compiled, reference, [T] * 100, q, dt=0.01)
+    assert statuses == {'not_converged', 'converged'}    # waypoints on the way, then the goal
 
 
 def test_time_budget_stops_after_the_minimum_iterations(panda):

@@ -23,10 +23,11 @@ variation is applied in the first iteration of the cycle only, clipped per joint
 budget is checked once the minimum of iterations is applied.
 
 The cycle first takes the undamped step toward the goal within the joint limits: when it
-leaves the cycle's velocity box, the NumPy code aims at an intermediate pose chosen by a
-box-constrained least-squares step (projected Gauss–Seidel), which this kernel does not
-transcribe: it returns ``AIM_ELSEWHERE`` and :meth:`IKSolver.track` runs that cycle on the NumPy
-code. ``test/test_track_backends.py`` checks that both backends give the same cycles.
+leaves the cycle's velocity box, the cycle aims instead at the pose predicted by the
+box-constrained least-squares step (projected Gauss–Seidel,
+:func:`pdls_ik._accel.step.pgs_box_step`), its residual shifted by what that step leaves
+undone, the joints it puts on a bound held there (``IKSolver._TrackProblem.aim``).
+``test/test_track_backends.py`` checks that both backends give the same cycles.
 """
 from __future__ import annotations
 
@@ -36,10 +37,11 @@ import numba
 import numpy as np
 from pdls_ik._accel.pdls_pose import (_errors, _evaluate, _now, CONVERGED, MAX_ITERATIONS,
                                       STALLED, STATUS_NAMES)
-from pdls_ik._accel.step import levels_step, step_work
+from pdls_ik._accel.step import exactly_inside, levels_step, pgs_box_step, step_work
 
-#: status of a cycle whose goal is beyond its velocity box (run on the NumPy code instead)
-AIM_ELSEWHERE = -1
+#: PDLSOptions defaults of the box-constrained step (pgs_level_weight, pgs_max_iterations,
+#: pgs_tol; asserted by the tests)
+PGS_LEVEL_WEIGHT, PGS_MAX_ITERATIONS, PGS_TOL = 1e-3, 200, 1e-12
 #: status of a cycle stopped by its time budget (reported as "max_time", STATUS_NAMES[3])
 TIMED_OUT = 3
 #: metrics vector: (norm, λ, rank, σ_min) of the lock level then the pose level, position and
@@ -61,6 +63,17 @@ def _lock_residual(q, lock_idx, lock_values, lock_cont, w, out):
 
 
 @numba.njit(cache=True)
+def _shifted(q, target, wp, wo, rows, ch, T, J6, P, e6, shift):
+    """Evaluate the pose level at q with the cycle's target: e(q) − shift; return its norm."""
+    _evaluate(q, target, wp, wo, rows, ch, T, J6, P, e6)
+    acc = 0.0
+    for r in range(rows):
+        e6[r] -= shift[r]
+        acc += e6[r] * e6[r]
+    return math.sqrt(acc)
+
+
+@numba.njit(cache=True)
 def track_cycle(q, target, ch, lower, upper, lo, up, free, wp, wo, rows, tol_p, tol_o,
                 lock_idx, lock_values, lock_cont, lock_w, lock_tol, preferred, posture_w,
                 posture_cont, posture_bound, lam_fixed, tmax, svd_tol, residual_tol,
@@ -68,13 +81,13 @@ def track_cycle(q, target, ch, lower, upper, lo, up, free, wp, wo, rows, tol_p, 
     """
     Run one tracking cycle from q (n,) toward ``target`` (4, 4) within [lo, up] (n,).
 
-    The goal test of the NumPy reference first: the undamped step within the joint limits
-    [lower, upper]; when it leaves [lo, up], returns (AIM_ELSEWHERE, 0) and nothing else.
-    Otherwise PDLS iterations (at most ``max_iterations``; the time budget ``deadline`` is
-    checked once ``min_iterations`` are applied) on the levels locks (``lock_idx`` (L,) at
-    ``lock_values`` with weight ``lock_w``; L = 0: none) > pose (``rows`` 6 or 3, weights wp,
-    wo) > posture (``posture_w`` > 0: w (preferred − θ) in the first iteration, clipped to
-    ±``posture_bound``). Fills q_out (n,) and metrics (see ``T_*``); returns (status code,
+    The target of the cycle first (the goal, or the waypoint the box allows, see the module
+    doc), then PDLS iterations (at most ``max_iterations``; the time budget ``deadline`` is
+    checked once ``min_iterations`` are applied; a waypoint is met after ``min_iterations``)
+    on the levels locks (``lock_idx`` (L,) at ``lock_values`` with weight ``lock_w``; L = 0:
+    none) > pose (``rows`` 6 or 3, weights wp, wo) > posture (``posture_w`` > 0: w (preferred
+    − θ) in the first iteration toward the goal itself, clipped to ±``posture_bound``). Fills
+    q_out (n,) and metrics (see ``T_*``; errors against the goal); returns (status code,
     iterations).
     """
     n, L = q.shape[0], lock_idx.shape[0]
@@ -90,10 +103,13 @@ def track_cycle(q, target, ch, lower, upper, lo, up, free, wp, wo, rows, tol_p, 
     dtheta, nxt, theta_prev, best = np.empty(n), np.empty(n), np.empty(n), np.empty(n)
     rc = np.zeros(2, dtype=np.bool_)
     no_posture = np.empty(0)
+    lo, up = lo.copy(), up.copy()
     theta = np.minimum(np.maximum(q, lo), up)
-    norm = _evaluate(theta, target, wp, wo, rows, ch, T, J6, P, e6)
+    shift = np.zeros(rows)
+    norm = _shifted(theta, target, wp, wo, rows, ch, T, J6, P, e6, shift)
     norm_l = _lock_residual(theta, lock_idx, lock_values, lock_cont, lock_w, eL)
-    # the goal test (IKSolver's _TrackProblem.aim): undamped step within the joint limits
+    # the target of the cycle (IKSolver's _TrackProblem.aim): the undamped step within the joint
+    # limits tells whether the goal is within the box [lo, up] to first order
     levels_step(J, e, eL, lock_idx, lock_w, theta, lower, upper, free, no_periodic, 0.0, tmax,
                 svd_tol, -1.0, -1.0, no_posture, False, dtheta, wk, lm, rc)
     share = math.inf
@@ -102,8 +118,40 @@ def track_cycle(q, target, ch, lower, upper, lo, up, free, wp, wo, rows, tol_p, 
         if d != 0.0:
             room = (up[j] - theta[j]) if d > 0.0 else (lo[j] - theta[j])
             share = min(share, room / d)
+    shifted = pinned = False
     if max(0.0, share) < 1.0:
-        return AIM_ELSEWHERE, 0
+        # no: the pose that the box-constrained least-squares step d predicts is the target
+        unbounded = np.full(n, np.inf)
+        levels_step(J, e, eL, lock_idx, lock_w, theta, -unbounded, unbounded, free,
+                    no_periodic, 0.0, tmax, svd_tol, -1.0, -1.0, no_posture, False, dtheta, wk,
+                    lm, rc)
+        at_bound = np.zeros(n, dtype=np.bool_)
+        outside = False
+        for j in range(n):
+            t = theta[j] + dtheta[j]
+            outside |= free[j] and (t > up[j] or t < lo[j])
+        if outside:
+            pgs_box_step(J, e, eL, lock_idx, lock_w, dtheta.copy(), lo - theta, up - theta, free,
+                         PGS_LEVEL_WEIGHT, PGS_MAX_ITERATIONS, PGS_TOL, dtheta, at_bound)
+            exactly_inside(theta, dtheta, lo, up, no_periodic, wk[7], wk[8])
+        for r in range(rows):
+            acc = 0.0
+            for j in range(n):
+                acc += J[r, j] * dtheta[j]
+            shift[r] = e[r] - acc
+        pos, ori = _errors(shift, wp, wo, rows)
+        if pos > tol_p or ori > tol_o:
+            shifted = pinned = True
+            for j in range(n):
+                if at_bound[j]:          # held on its bound for the cycle, as in the optimal step
+                    lo[j] = up[j] = theta[j] + dtheta[j]
+                if free[j] and lo[j] < up[j]:
+                    pinned = False
+            theta = np.minimum(np.maximum(theta, lo), up)
+            norm_l = _lock_residual(theta, lock_idx, lock_values, lock_cont, lock_w, eL)
+        else:
+            shift[:] = 0.0
+        norm = _shifted(theta, target, wp, wo, rows, ch, T, J6, P, e6, shift)
     for i in range(Q.shape[0]):       # the cycle's own SVDs start cold, as the first one did
         for j in range(Q.shape[1]):
             Q[i, j] = 1.0 if i == j else 0.0
@@ -134,6 +182,9 @@ def track_cycle(q, target, ch, lower, upper, lo, up, free, wp, wo, rows, tol_p, 
             if held:
                 status = CONVERGED
                 break
+        if shifted and (pinned or passes > min_iterations):
+            status = CONVERGED           # the intermediate target: a waypoint, close enough
+            break
         if passes > min_iterations and _now() >= deadline:
             status = TIMED_OUT
             break
@@ -141,7 +192,7 @@ def track_cycle(q, target, ch, lower, upper, lo, up, free, wp, wo, rows, tol_p, 
         diverging = prev0 >= 0.0 and top > max(residual_tol, 2.0 * prev0)
         if diverging:
             theta[:] = theta_prev
-            norm = _evaluate(theta, target, wp, wo, rows, ch, T, J6, P, e6)
+            norm = _shifted(theta, target, wp, wo, rows, ch, T, J6, P, e6, shift)
             norm_l = _lock_residual(theta, lock_idx, lock_values, lock_cont, lock_w, eL)
         if have_step and last_applied < 1e-12 and not (rc[0] or rc[1]):
             status = STALLED
@@ -163,7 +214,7 @@ def track_cycle(q, target, ch, lower, upper, lo, up, free, wp, wo, rows, tol_p, 
                     rmm_l = rmm_l * 1.5 if cap_l < 0.0 else min(rmm_l * 1.5, cap_l)
                 if rmm_p >= 0.0 and rc[1]:
                     rmm_p = rmm_p * 1.5 if cap_p < 0.0 else min(rmm_p * 1.5, cap_p)
-        if posture.shape[0] and passes == 1:
+        if posture.shape[0] and passes == 1 and not shifted:
             for j in range(n):
                 d = preferred[j] - theta[j]
                 if posture_cont[j]:
@@ -189,17 +240,14 @@ def track_cycle(q, target, ch, lower, upper, lo, up, free, wp, wo, rows, tol_p, 
         prev0 = norm_l if L else norm       # level 0 at the θ stepped from
         theta[:] = nxt
         iteration += 1
-        norm = _evaluate(theta, target, wp, wo, rows, ch, T, J6, P, e6)
+        norm = _shifted(theta, target, wp, wo, rows, ch, T, J6, P, e6, shift)
         norm_l = _lock_residual(theta, lock_idx, lock_values, lock_cont, lock_w, eL)
     metrics[T_LOCK] = norm_l if L else 0.0
     metrics[T_POSE] = norm
-    if status == CONVERGED or status == TIMED_OUT:
-        q_out[:] = theta
-        metrics[T_POS], metrics[T_ORI] = _errors(e6, wp, wo, rows)
-    else:
-        q_out[:] = best
-        _evaluate(best, target, 1.0, 1.0, rows, ch, T, J6, P, e6)
-        metrics[T_POS], metrics[T_ORI] = _errors(e6, 1.0, 1.0, rows)
+    q_out[:] = theta if status == CONVERGED or status == TIMED_OUT else best
+    if shifted or not (status == CONVERGED or status == TIMED_OUT):   # errors against the goal
+        _evaluate(q_out, target, wp, wo, rows, ch, T, J6, P, e6)
+    metrics[T_POS], metrics[T_ORI] = _errors(e6, wp, wo, rows)
     return status, iteration
 
 
@@ -264,8 +312,7 @@ class TrackKernel:
 
         :param posture_bound: (n,) per-joint bound of the posture variation; tmax: the step
             bound (theta_diff_max_mag) [rad]; deadline: ``time.perf_counter`` seconds.
-        :return: None when the goal is beyond the box (the NumPy code aims that cycle), else
-            (q (n,), status name, per-level metrics lists, iterations, position error [m],
+        :return: (q (n,), status name, per-level metrics lists, iterations, position error [m],
             orientation error [rad]).
         """
         if frame is not None:
@@ -275,8 +322,6 @@ class TrackKernel:
         status, iterations = track_cycle(
             q, self.target, *self._chain, lo, up, *self._task, posture_bound, *self._options,
             tmax, *self._budget, min_iterations, deadline, q_out, metrics)
-        if status == AIM_ELSEWHERE:
-            return None
         m = metrics.tolist()
         levels = [T_LOCK, T_POSE] if self.lock_levels == 2 else [T_POSE]
         norms = [m[k] for k in levels]

@@ -274,24 +274,103 @@ def levels_step(J, e, eL, lock_idx, w, theta, lo, up, free, periodic, lam_fixed,
     diff_clamped = limit_diff and mag > tmax
     if diff_clamped:
         dtheta *= tmax / mag
-    if any_fixed or diff_clamped:   # step._exactly_inside
-        lo2[:] = lo
-        up2[:] = up
-        for _ in range(8):
-            moved = False
-            for j in range(n):
-                t = theta[j] + dtheta[j]
-                if periodic[j] and (t > up2[j] or t < lo2[j]) and \
-                        not math.isnan(_turned(t, lo2[j], up2[j])):
-                    continue
-                if t > up2[j] and theta[j] <= up2[j]:
-                    dtheta[j] = np.nextafter(up2[j] - theta[j], -np.inf)
-                    up2[j] = np.nextafter(up2[j], -np.inf)
-                    moved = True
-                elif t < lo2[j] and theta[j] >= lo2[j]:
-                    dtheta[j] = np.nextafter(lo2[j] - theta[j], np.inf)
-                    lo2[j] = np.nextafter(lo2[j], np.inf)
-                    moved = True
-            if not moved:
-                break
+    if any_fixed or diff_clamped:
+        exactly_inside(theta, dtheta, lo, up, periodic, lo2, up2)
     return mag
+
+
+@numba.njit(cache=True)
+def exactly_inside(theta, dtheta, lo, up, periodic, lo2, up2):
+    """
+    Fix Δθ (n,) where rounding put θ + Δθ a hair outside a limit θ started within (in place).
+
+    As :func:`pdls_ik.pdls.step._exactly_inside`; a periodic variable whose θ + Δθ has an image
+    within the limits is left alone. lo2, up2: (n,) work.
+    """
+    n = theta.shape[0]
+    lo2[:] = lo
+    up2[:] = up
+    for _ in range(8):
+        moved = False
+        for j in range(n):
+            t = theta[j] + dtheta[j]
+            if periodic[j] and (t > up2[j] or t < lo2[j]) and \
+                    not math.isnan(_turned(t, lo2[j], up2[j])):
+                continue
+            if t > up2[j] and theta[j] <= up2[j]:
+                dtheta[j] = np.nextafter(up2[j] - theta[j], -np.inf)
+                up2[j] = np.nextafter(up2[j], -np.inf)
+                moved = True
+            elif t < lo2[j] and theta[j] >= lo2[j]:
+                dtheta[j] = np.nextafter(lo2[j] - theta[j], np.inf)
+                lo2[j] = np.nextafter(lo2[j], np.inf)
+                moved = True
+        if not moved:
+            break
+
+
+@numba.njit(cache=True)
+def pgs_box_step(J, e, eL, lock_idx, w, x0, lo_step, up_step, free, level_weight,
+                 max_iterations, tol, x, at_bound):
+    """
+    Compute the undamped step of the levels (locks, pose) in a box, by projected Gauss–Seidel.
+
+    :func:`pdls_ik.pdls.pgs.pgs_step` with λ = 0 and no posture: the levels stacked with
+    weights level_weight^k (lock rows w S, then the pose rows J (m, n)), residuals eL (L,) and
+    e (m,), ``min ‖A x − b‖²`` subject to lo_step ≤ x ≤ up_step (n,) over the free (n,)
+    variables by sweeps ``x_i ← clip(x_i − (H_i · x − g_i) / H_ii)`` with H = AᵀA, g = Aᵀb,
+    from x0 (n,) projected onto the box, at most ``max_iterations`` sweeps, until none moves a
+    variable by more than ``tol · (1 + max|x|)`` (Simbody's ``SimTK::PGSImpulseSolver``
+    iteration; Cryer 1971). Fills x (n,) (0 where not free) and at_bound (n,) bool.
+    """
+    m, L = J.shape[0], lock_idx.shape[0]
+    cols = np.flatnonzero(free)
+    k = cols.shape[0]
+    pose_w = level_weight if L else 1.0
+    H, g = np.zeros((k, k)), np.zeros(k)
+    for a in range(k):
+        for b in range(a, k):
+            acc = 0.0
+            for r in range(m):
+                acc += (pose_w * J[r, cols[a]]) * (pose_w * J[r, cols[b]])
+            H[a, b] = acc
+        acc = 0.0
+        for r in range(m):
+            acc += (pose_w * J[r, cols[a]]) * (pose_w * e[r])
+        g[a] = acc
+    for i in range(L):              # lock rows: w at their column
+        for a in range(k):
+            if cols[a] == lock_idx[i]:
+                H[a, a] += w * w
+                g[a] += w * eL[i]
+    for a in range(k):
+        for b in range(a):
+            H[a, b] = H[b, a]
+    xs, lo, up = np.empty(k), np.empty(k), np.empty(k)
+    for a in range(k):
+        lo[a], up[a] = lo_step[cols[a]], up_step[cols[a]]
+        xs[a] = min(max(x0[cols[a]], lo[a]), up[a])
+    for _ in range(max_iterations):
+        moved = 0.0
+        for i in range(k):
+            hii = H[i, i]
+            if hii <= 0.0:          # a zero column: x_i does not matter
+                new = min(max(0.0, lo[i]), up[i])
+            else:
+                acc = 0.0
+                for j in range(k):
+                    acc += H[i, j] * xs[j]
+                new = xs[i] - (acc - g[i]) / hii
+                new = up[i] if new > up[i] else (lo[i] if new < lo[i] else new)
+            moved = max(moved, abs(new - xs[i]))
+            xs[i] = new
+        biggest = 0.0
+        for i in range(k):
+            biggest = max(biggest, abs(xs[i]))
+        if moved <= tol * (1.0 + biggest):
+            break
+    x[:] = 0.0
+    at_bound[:] = False
+    for a in range(k):
+        x[cols[a]] = xs[a]
+        at_bound[cols[a]] = xs[a] <= lo[a] or xs[a] >= up[a]
