@@ -77,3 +77,33 @@ def test_jacobi_rows_warm_started_from_a_previous_u_give_the_svd_of_the_new_matr
         ours = (W[:, -1] / (s ** 2 + lam ** 2)) @ W[:, :-1]
         ref = (vt_ref.T * (s_ref / (s_ref ** 2 + lam ** 2))) @ (u_ref.T @ b)
         np.testing.assert_allclose(ours, ref, atol=1e-11)
+
+
+def test_pgs_box_step_is_the_numpy_pgs_step_of_the_levels():
+    """The compiled box-constrained step equals pdls.pgs.pgs_step on the same stacked levels."""
+    from pdls_ik._accel.step import pgs_box_step
+    from pdls_ik.pdls.pgs import pgs_step
+    rng = np.random.default_rng(4)
+    hit_lower = hit_upper = 0
+    for trial in range(40):
+        n, m, locks = 7, 6, trial % 3
+        J, e = rng.normal(size=(m, n)), rng.normal(size=m)
+        lock_idx = rng.choice(n, locks, replace=False).astype(np.int64)
+        w, e_lock = 1.0, rng.normal(size=locks)
+        J_lock = np.zeros((locks, n))
+        J_lock[np.arange(locks), lock_idx] = w
+        free = rng.random(n) > 0.15
+        lo, up = -rng.uniform(0.01, 0.3, n), rng.uniform(0.01, 0.3, n)
+        x0 = rng.normal(size=n)
+        levels = ([J_lock, J], [e_lock, e]) if locks else ([J], [e])
+        ref = pgs_step(*levels, x0, lo, up, free, None, 0.0, 1e-3, 200, 1e-12)
+        x, at_bound = np.empty(n), np.empty(n, dtype=bool)
+        pgs_box_step(J, e, e_lock, lock_idx, w, x0, lo, up, free, 1e-3, 200, 1e-12, x,
+                     at_bound)
+        np.testing.assert_allclose(x, ref.x, rtol=0.0, atol=1e-9)
+        np.testing.assert_array_equal(at_bound, ref.at_bound)
+        assert np.all(x[free] >= lo[free]) and np.all(x[free] <= up[free])
+        assert np.all(x[~free] == 0.0)
+        hit_lower += int(np.sum(x[free] == lo[free]))
+        hit_upper += int(np.sum(x[free] == up[free]))
+    assert hit_lower > 10 and hit_upper > 10      # both bounds are exercised
