@@ -221,3 +221,21 @@ def test_help_is_plain_text(capsys, command):
     out = capsys.readouterr().out
     assert done.value.code == 0 and 'usage: pdls-ik ' + command in out
     assert '``' not in out and ':meth:' not in out and ':mod:' not in out
+
+
+def test_a_slow_kernel_load_is_explained_once_on_stderr(capsys, monkeypatch):
+    """The first run on a machine compiles the kernels: the user is told, the run goes on."""
+    import time
+
+    from pdls_ik.cli import common
+    from pdls_ik.ik import IKSolver
+    monkeypatch.setattr(common, 'WARM_UP_NOTE_AFTER', 0.05)
+    monkeypatch.setattr(IKSolver, 'warm_up', lambda self: time.sleep(0.3))
+    code, out, err = _run(capsys, 'ik', 'panda', '--pose', '0.4', '0.1', '0.5', '1', '0', '0',
+                          '0')
+    assert code == 0 and 'panda_joint1' in out
+    assert err.count('compiling the solver kernels') == 1
+    monkeypatch.setattr(IKSolver, 'warm_up', lambda self: None)     # a quick load: no note
+    code, out, err = _run(capsys, 'ik', 'panda', '--pose', '0.4', '0.1', '0.5', '1', '0', '0',
+                          '0')
+    assert code == 0 and 'compiling' not in err

@@ -16,6 +16,8 @@
 from __future__ import annotations
 
 import argparse
+import sys
+import threading
 from typing import Optional
 
 from pdls_ik.config import IKConfig, load_config
@@ -59,4 +61,28 @@ def make_solver(urdf: str, tip: Optional[str], base: Optional[str],
     if not tip:
         raise ConfigError("parameter 'tip_link': give --tip LINK (no default for this robot)")
     overrides = {k: v for k, v in overrides.items() if v is not None}
-    return IKSolver(robot, tip, base or None, config=config, extra_tasks=tasks, **overrides)
+    solver = IKSolver(robot, tip, base or None, config=config, extra_tasks=tasks, **overrides)
+    warm_up(solver)
+    return solver
+
+
+#: seconds :meth:`IKSolver.warm_up` may take before the user is told why
+WARM_UP_NOTE_AFTER = 1.0
+
+
+def warm_up(solver: IKSolver) -> None:
+    """
+    Load the solver's compiled kernels before any timed work, saying why when it takes long.
+
+    The first run on a machine compiles them (numba, tens of seconds, then cached): a one-line
+    note goes to stderr once the loading has taken :data:`WARM_UP_NOTE_AFTER` seconds.
+    """
+    note = threading.Timer(WARM_UP_NOTE_AFTER, lambda: print(
+        'pdls-ik: compiling the solver kernels (numba, once per installation: about 20-50 s; '
+        'cached for later runs)', file=sys.stderr, flush=True))
+    note.daemon = True
+    note.start()
+    try:
+        solver.warm_up()
+    finally:
+        note.cancel()
