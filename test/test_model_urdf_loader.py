@@ -74,8 +74,12 @@ def test_empty_and_missing_files(tmp_path):
     for source in (empty, '', '   '):
         with pytest.raises(URDFError, match='empty'):
             load_urdf(source)
-    with pytest.raises(OSError):
+    with pytest.raises(URDFError, match=r"missing\.urdf': cannot read it: No such file"):
         load_urdf(tmp_path / 'missing.urdf')
+    with pytest.raises(URDFError, match='cannot read it: Is a directory'):
+        load_urdf(tmp_path)
+    with pytest.raises(URDFError, match="as text must start with '<'"):
+        load_urdf('this is not xml')
 
 
 @pytest.mark.parametrize('text,error,match', [

@@ -43,14 +43,21 @@ def read_source(source: Source) -> Tuple[str, str]:
 
     A ``str`` whose first non-blank character is ``<`` is XML; any other ``str`` is a path.
 
-    :raises URDFError: empty string or file.  OSError: unreadable file.
+    :raises URDFError: empty string or file; a file that cannot be read (missing, a folder, no
+        permission, not UTF-8), naming the path.
     """
     if isinstance(source, bytes):
         source = source.decode('utf-8')
     if isinstance(source, str) and (source.lstrip().startswith('<') or not source.strip()):
         return source.lstrip(), 'URDF string'  # launch-generated parameters may start blank
     path = Path(source)
-    return path.read_text(encoding='utf-8'), f"URDF file '{path}'"
+    try:
+        return path.read_text(encoding='utf-8'), f"URDF file '{path}'"
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        hint = '' if path.suffix or path.parent != Path('.') else \
+            " (a URDF given as text must start with '<')"
+        raise URDFError(f"URDF file '{path}': cannot read it: {reason}{hint}") from None
 
 
 def _parse_with_urdf_parser_py(text: str, label: str):
@@ -132,10 +139,10 @@ def load_urdf(source: Source, base_link: Optional[str] = None) -> Linkage:
         are the variables of q, in depth-first tree order from the root (children in document
         order); mimic joints follow θ = multiplier · q_master + offset.
 
-    :raises URDFError: empty or malformed XML, unexpanded xacro, several roots, a cycle.
+    :raises URDFError: empty or malformed XML, unexpanded xacro, several roots, a cycle, a file
+        that cannot be read.
     :raises JointError: bad type, axis, limits, mimic or link reference, naming the joint.
     :raises LinkError: a link with two parents, bad inertial, unknown ``base_link``.
-    :raises OSError: the file cannot be read.
 
     :warns URDFWarning: a revolute/prismatic joint with an empty range (lower = upper), a
         floating or planar joint (held at its origin, not a variable).
