@@ -452,7 +452,8 @@ class IKSolver:
         self._kernel = None
         reason = self._numba_unsupported(cfg)
         if cfg.backend == 'numba' and reason:
-            raise ConfigError(f"parameter 'backend': 'numba' cannot solve this problem: {reason}")
+            raise ConfigError(f"parameter 'backend': 'numba' cannot solve this problem: {reason} "
+                              "(backend 'auto' compiles what it can and runs the rest on NumPy)")
         #: the implementation of one-shot solves: "numpy" or "numba" (see ``config.backend``)
         self.backend = 'numpy' if cfg.backend == 'numpy' or reason else 'numba'
         if self.backend == 'numba':

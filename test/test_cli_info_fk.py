@@ -66,10 +66,14 @@ def test_fk_json_matches_the_model(capsys):
     assert result['base'] == 'panda_link0'
 
 
-def test_fk_text_with_base_and_default_zero_q(capsys):
+def test_fk_text_with_base_and_default_q_the_middle_of_the_limits(capsys):
+    code, out, err = _run(capsys, 'fk', 'panda', 'panda_link8', '--json')
+    robot = load_urdf(bundled_urdf('panda'))
+    assert code == 0 and err == ''           # the default q is within the limits: no warning
+    np.testing.assert_allclose(json.loads(out)['q'], 0.5 * (robot.lower + robot.upper))
     code, out, _ = _run(capsys, 'fk', 'ur5', 'ee_link', '--base', 'base_link')
     assert code == 0
-    # UR5 at zero: ee at x = 0.425 + 0.39225, y = 0.10915 + 0.0823, z = 0.089159 - 0.09465
+    # UR5 at its middle, zero: ee at x = 0.425 + 0.39225, y = 0.10915 + 0.0823, z = 0.089159 - 0.09465
     assert 'position (m):        0.817250 0.191450 -0.005491' in out
     assert 'quaternion (x y z w):' in out
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 from importlib import import_module
+import signal
 import sys
 from typing import Optional, Sequence
 import warnings
@@ -65,6 +66,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     """Entry point of ``pdls-ik``; returns the exit status (0 ok, 1 no solution, 2 bad input)."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    if argv is None and hasattr(signal, 'SIGPIPE'):
+        # output piped into e.g. `head`: end quietly when the reader closes, as Unix tools do
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     with warnings.catch_warnings():
         warnings.showwarning = _one_line_warning(args.command)
         return _run(args)

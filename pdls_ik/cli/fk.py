@@ -23,6 +23,7 @@ import numpy as np
 from pdls_ik.errors import InputError
 from pdls_ik.model import load_urdf
 from pdls_ik.resources import urdf_path
+from pdls_ik.tasks import middle_of_limits
 from scipy.spatial.transform import Rotation
 
 
@@ -35,7 +36,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument('urdf', help='URDF file or bundled robot name')
     parser.add_argument('link', help='link whose pose is computed')
     parser.add_argument('--q', nargs='*', default=None, metavar='V',
-                        help='joint values (default: all zero)')
+                        help='joint values (default: the middle of the limits, 0 for '
+                             'continuous joints)')
     parser.add_argument('--base', help='frame of the result (default: the root link)')
     parser.add_argument('--json', action='store_true', help='print JSON instead of text')
     return parser
@@ -43,7 +45,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 def _parse_q(values, robot) -> np.ndarray:
     if values is None:
-        return np.zeros(robot.n)
+        return middle_of_limits(robot.lower, robot.upper)
     try:
         q = np.array([float(v) for v in values])
     except ValueError as exc:
