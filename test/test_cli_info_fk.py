@@ -73,7 +73,7 @@ def test_fk_text_with_base_and_default_q_the_middle_of_the_limits(capsys):
     np.testing.assert_allclose(json.loads(out)['q'], 0.5 * (robot.lower + robot.upper))
     code, out, _ = _run(capsys, 'fk', 'ur5', 'ee_link', '--base', 'base_link')
     assert code == 0
-    # UR5 at its middle (zero): ee x = 0.425 + 0.39225, y = 0.10915 + 0.0823, z = 0.089159 - 0.09465
+    # UR5 at its middle (0): ee x = 0.425 + 0.39225, y = 0.10915 + 0.0823, z = 0.089159 - 0.09465
     assert 'position (m):        0.817250 0.191450 -0.005491' in out
     assert 'quaternion (x y z w):' in out
 
