@@ -239,3 +239,22 @@ def test_a_slow_kernel_load_is_explained_once_on_stderr(capsys, monkeypatch):
     code, out, err = _run(capsys, 'ik', 'panda', '--pose', '0.4', '0.1', '0.5', '1', '0', '0',
                           '0')
     assert code == 0 and 'compiling' not in err
+
+
+@pytest.mark.parametrize('extra, fragment', [
+    (['--settle', '-1'], '--settle: -1.0 must be in [0, 3600] seconds'),
+    (['--rate', '0'], '--rate: 0.0 must be in (0, 10000] Hz'),
+    (['--out', '{file}'], "--out: '{file}' is a file, not a folder"),
+    (['--out', '{file}/sub'], "--out: cannot create the folder '{file}/sub': Not a directory"),
+])
+def test_track_checks_its_options_before_tracking(capsys, tmp_path, extra, fragment):
+    """A bad option is one line and exit 2 before any work, naming the option."""
+    goals = tmp_path / 'goals.csv'
+    goals.write_text('t,x,y,z,qx,qy,qz,qw\n0,0.4,0.1,0.5,1,0,0,0\n')
+    a_file = tmp_path / 'taken'
+    a_file.write_text('not a folder')
+    extra = [x.format(file=a_file) for x in extra]
+    code, out, err = _run(capsys, 'track', 'panda', '--goals', str(goals), '--no-progress',
+                          *extra)
+    assert code == 2 and out == ''
+    assert err.strip() == f'pdls-ik track: error: {fragment.format(file=a_file)}'

@@ -16,12 +16,13 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 import sys
 import threading
 from typing import Optional
 
 from pdls_ik.config import IKConfig, load_config
-from pdls_ik.errors import ConfigError
+from pdls_ik.errors import ConfigError, InputError
 from pdls_ik.ik import IKSolver
 from pdls_ik.model import load_urdf
 from pdls_ik.resources import BUNDLED_ROBOTS, urdf_path
@@ -64,6 +65,23 @@ def make_solver(urdf: str, tip: Optional[str], base: Optional[str],
     solver = IKSolver(robot, tip, base or None, config=config, extra_tasks=tasks, **overrides)
     warm_up(solver)
     return solver
+
+
+def output_folder(path: str, option: str = '--out') -> Path:
+    """
+    Create the output folder ``path`` (with its parents) before any work; return it.
+
+    :raises InputError: ``path`` is a file, or cannot be created (naming the option).
+    """
+    out = Path(path)
+    if out.exists() and not out.is_dir():
+        raise InputError(f"{option}: '{out}' is a file, not a folder")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"{option}: cannot create the folder '{out}': "
+                         f'{exc.strerror or exc}') from None
+    return out
 
 
 #: seconds :meth:`IKSolver.warm_up` may take before the user is told why

@@ -28,7 +28,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from pdls_ik.cli.common import add_robot_arguments, make_solver
+from pdls_ik.cli.common import add_robot_arguments, make_solver, output_folder
 from pdls_ik.cli.tracking import (exit_status, print_summary, run_tracking, summarize,
                                   wall_start_ns, write_bag)
 from pdls_ik.demo_path import default_path
@@ -63,6 +63,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f'--duration: {args.duration} must be in (0, 3600] seconds')
     if not 0.0 < args.rate <= 10000.0:
         raise InputError(f'--rate: {args.rate} must be in (0, 10000] Hz')
+    out = output_folder(args.out)
     solver = make_solver(args.urdf, args.tip, args.base, args.config, args.tasks,
                          tracking_rate=args.rate)
     dof = solver.chain_variables.size
@@ -81,7 +82,6 @@ def run(args: argparse.Namespace) -> int:
                        progress=not args.no_progress)
     summary = summarize(log, solver)
     print_summary(summary)
-    out = Path(args.out)
     counts = write_bag(log, solver, out / 'demo.mcap', start_ns)
     plot_tracking(log.arrays(), log.joint_names, log.level_names, solver.lower, solver.upper,
                   out / 'demo.png', title=f'pdls_ik demo: {solver.linkage.name} '

@@ -19,8 +19,8 @@ FILE is CSV (header ``t,x,y,z,qx,qy,qz,qw``; ``#`` comments allowed) or JSON (a 
 ``{"goals": [...]}``, of ``{"t": s, "position": [x, y, z], "orientation_xyzw": [...]}``) of
 timed poses in the base frame. A bad row (missing or non-numeric value, NaN/inf, zero
 quaternion, time going backwards) is skipped and reported naming the row and column; the run
-goes on with the other goals. The robot tracks the latest goal at --rate from the middle of its
-limits (or --seed) until the last goal time plus --settle; writes OUT/track.mcap and
+goes on with the other goals. The robot tracks the latest goal at --rate from the IK solution of
+the first goal (or --seed) until the last goal time plus --settle; writes OUT/track.mcap and
 OUT/track.png. Exit status: 0 when every joint stayed within its limits and velocity bound and
 the last goal was reached, 1 otherwise, 2 on bad input.
 """
@@ -36,7 +36,7 @@ import sys
 from typing import List, Tuple
 
 import numpy as np
-from pdls_ik.cli.common import add_robot_arguments, make_solver
+from pdls_ik.cli.common import add_robot_arguments, make_solver, output_folder
 from pdls_ik.cli.tracking import (exit_status, print_summary, run_tracking, summarize,
                                   wall_start_ns, write_bag)
 from pdls_ik.errors import InputError
@@ -55,12 +55,14 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         description=__doc__.split('\n\n', 1)[1].replace('``', "'"))  # RST → plain text
     add_robot_arguments(parser)
     parser.add_argument('--goals', required=True, help='CSV or JSON file of timed poses')
-    parser.add_argument('--rate', type=float, default=100.0, help='tracking rate in Hz')
+    parser.add_argument('--rate', type=float, default=100.0,
+                        help='tracking rate in Hz (default 100)')
     parser.add_argument('--settle', type=float, default=1.0,
                         help='seconds tracked after the last goal (default 1)')
     parser.add_argument('--seed', nargs='+', type=float, metavar='Q',
-                        help='start joint values (default: middle of the limits)')
-    parser.add_argument('--out', default='pdls_ik_out', help='output folder')
+                        help='start joint values (default: the IK solution of the first goal)')
+    parser.add_argument('--out', default='pdls_ik_out',
+                        help='output folder (default pdls_ik_out)')
     parser.add_argument('--no-progress', action='store_true', help='no progress bar')
     return parser
 
@@ -139,10 +141,13 @@ def read_goals(path: Path) -> Tuple[List[Goal], List[str]]:
 
 def run(args: argparse.Namespace) -> int:
     """Track a goal file; return 0 ok, 1 limits/velocity violated or last goal missed."""
-    solver = make_solver(args.urdf, args.tip, args.base, args.config, args.tasks,
-                         tracking_rate=args.rate)
     if not 0.0 < args.rate <= 10000.0:
         raise InputError(f'--rate: {args.rate} must be in (0, 10000] Hz')
+    if not 0.0 <= args.settle <= 3600.0:
+        raise InputError(f'--settle: {args.settle} must be in [0, 3600] seconds')
+    out = output_folder(args.out)
+    solver = make_solver(args.urdf, args.tip, args.base, args.config, args.tasks,
+                         tracking_rate=args.rate)
     goals, skipped = read_goals(Path(args.goals))
     for line in skipped:
         print(f'pdls-ik track: skipped goal: {line}', file=sys.stderr)
@@ -163,7 +168,6 @@ def run(args: argparse.Namespace) -> int:
     summary = summarize(log, solver)
     print(f'goals: {len(goals)} used, {len(skipped)} skipped')
     print_summary(summary)
-    out = Path(args.out)
     write_bag(log, solver, out / 'track.mcap', start_ns)
     plot_tracking(log.arrays(), log.joint_names, log.level_names, solver.lower, solver.upper,
                   out / 'track.png', title=f'pdls_ik track: {solver.linkage.name}')
