@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 import math
+import numbers
 import time
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -293,6 +294,15 @@ class _TrackProblem(_Problem):
             self.timed_out = True
             return True
         return False
+
+
+def _seconds(value, name: str) -> float:
+    """Return ``value`` as a float duration [s]; InputError unless a finite real number > 0."""
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        seconds = float(value)
+        if seconds > 0.0 and math.isfinite(seconds):
+            return seconds
+    raise InputError(f'{name}: {value!r} must be a finite number of seconds > 0')
 
 
 def _level_metrics(res: 'pdls.PDLSResult') -> Tuple[List, List, List, List]:
@@ -658,9 +668,7 @@ class IKSolver:
         if self._kernel is not None:
             self._kernel.load()
         t0 = time.perf_counter()
-        timeout = self.config.timeout if timeout is None else float(timeout)
-        if not (timeout > 0.0 and math.isfinite(timeout)):
-            raise InputError(f'timeout: {timeout} must be a finite number of seconds > 0')
+        timeout = self.config.timeout if timeout is None else _seconds(timeout, 'timeout')
         notes: List[str] = []
         self._set_goal(target, notes)
         if seed is None:
@@ -761,12 +769,11 @@ class IKSolver:
         if self._track_kernel is not None:
             self._track_kernel.load()
         t0 = time.perf_counter()
-        if not (isinstance(dt, (int, float, np.floating)) and math.isfinite(dt) and dt > 0.0):
-            raise InputError(f'dt: {dt!r} must be a finite number of seconds > 0')
+        dt = _seconds(dt, 'dt')
         notes: List[str] = []
         self._set_goal(target, notes)
         q = self._check_q(q_current, 'q_current', notes)
-        reach, opts, aim = self._track_bounds(float(dt))
+        reach, opts, aim = self._track_bounds(dt)
         lo = np.maximum(self.lower, q - reach)
         up = np.minimum(self.upper, q + reach)
         if self._track_kernel is not None:

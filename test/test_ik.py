@@ -139,8 +139,9 @@ def test_bad_goal_and_seed(panda):
         solver.solve(([0.3, 0, 0.5], [1, 0, 0, 0]), seed=[0.0] * 7)
     with pytest.raises(InputError, match='panda_joint2'):
         solver.solve(([0.3, 0, 0.5], [1, 0, 0, 0]), seed=[0.0, math.inf] + [0.0] * 6)
-    with pytest.raises(InputError, match='timeout'):
-        solver.solve(([0.3, 0, 0.5], [1, 0, 0, 0]), timeout=0.0)
+    for bad in (0.0, -1, math.nan, 'fast', True):
+        with pytest.raises(InputError, match='timeout: .* must be a finite number of seconds'):
+            solver.solve(([0.3, 0, 0.5], [1, 0, 0, 0]), timeout=bad)
     # a seed outside the limits is clamped and noted
     res = solver.solve(([0.4, 0.1, 0.5], [1, 0, 0, 0]), seed=[0.0, 0.0, 0.0, 0.5, 0, 1, 0, 0],
                        timeout=0.2)
@@ -224,5 +225,8 @@ def test_tracking_steps_bounded_by_velocity_through_wrist_singularity(panda):
     # the path did get close to the singularity (7 joints: one redundant, so rank 6 remains)
     assert min(sigmas) < 0.3 * sigmas[1]
     assert res.position_error < 1e-3
-    with pytest.raises(InputError, match='dt'):
-        solver.track(robot.forward_kinematics(qb, PANDA_TIP), q, 0.0)
+    for bad in (0.0, math.inf, '0.01', None):
+        with pytest.raises(InputError, match='dt: .* must be a finite number of seconds'):
+            solver.track(robot.forward_kinematics(qb, PANDA_TIP), q, bad)
+    for good in (np.int64(1), np.float32(0.01), 1):     # any real number type
+        assert solver.track(robot.forward_kinematics(qb, PANDA_TIP), q, good).q.shape == q.shape
