@@ -40,8 +40,9 @@ from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
 from geometry_msgs.msg import PoseStamped  # noqa: E402
 import launch  # noqa: E402
 from launch.launch_description_sources import PythonLaunchDescriptionSource  # noqa: E402
+from pdls_ik.diagnostics import OK  # noqa: E402
 from pdls_ik.model import load_urdf  # noqa: E402
-from pdls_ik.msgs import pose_stamped, rclpy_types, status_values  # noqa: E402
+from pdls_ik.msgs import pose_stamped, rclpy_types, status_level, status_values  # noqa: E402
 from pdls_ik.resources import bundled_urdf  # noqa: E402
 from pdls_ik.ros_logic.launch_setup import ament_has_package  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
@@ -55,8 +56,9 @@ pytestmark = pytest.mark.skipif(
 SHARE = Path(get_package_share_directory('pdls_ik')) if INSTALLED else None
 HAS_RSP = ament_has_package('robot_state_publisher')
 Q_GOAL = np.array([0.4, -0.3, 0.3, -2.2, 0.2, 1.9, 0.5, 0.0])
-#: bounds of the waits [s] (each ends as soon as its condition holds): the node's start-up, which
-#: loads numba's compiled kernels (20 to 50 s when numba's cache is cold), then the solve
+#: bounds of the waits [s] (each ends as soon as its condition holds): the node's start-up, whose
+#: robot's solvers load numba's compiled kernels (20 to 50 s when numba's cache is cold), then
+#: the solve
 STARTUP_WAIT = 120.0
 SOLVE_WAIT = 60.0
 
@@ -96,17 +98,27 @@ def test_demo_follows_a_goal():
     try:
         linkage = load_urdf(bundled_urdf('panda'))
         target = linkage.forward_kinematics(Q_GOAL, 'panda_link8')
-        deadline = time.monotonic() + STARTUP_WAIT
-        while node.count_subscribers('goal_pose') < 1 and time.monotonic() < deadline:
-            time.sleep(0.1)  # until pdls_ik_node is up
-        publisher.publish(pose_stamped(rclpy_types(), target, 'panda_link0'))
 
-        def converged():
+        def reported(source, accept):
             with lock:
                 arrays = list(got['diagnostics'])
-            return any(s.name.endswith(': solver') and
-                       status_values(s).get('status') == 'converged'
+            return any(s.name.endswith(f': {source}') and accept(s)
                        for array in arrays for s in array.status)
+
+        def ready():
+            # a goal sent before the node holds its robot (read from robot_state_publisher's
+            # topic, its solvers' kernels loaded) would be dropped
+            return publisher.get_subscription_count() >= 1 and \
+                reported('robot_description', lambda s: status_level(s) == OK)
+
+        def converged():
+            return reported('solver', lambda s: status_values(s).get('status') == 'converged')
+
+        deadline = time.monotonic() + STARTUP_WAIT
+        while not ready() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert ready(), 'pdls_ik_node not ready for goals (subscriber, robot on /diagnostics)'
+        publisher.publish(pose_stamped(rclpy_types(), target, 'panda_link0'))
 
         def last(key):
             with lock:
