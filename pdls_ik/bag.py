@@ -15,7 +15,7 @@
 """
 Write ROS 2 bags (MCAP storage) without ROS, with rosbags.
 
-    with BagWriter("out/demo.mcap") as bag:
+    with BagWriter("out/demo_bag") as bag:
         bag.write("/joint_states", msg, stamp_ns)
 
 Messages are rosbags typestore dataclasses (build them with :mod:`pdls_ik.msgs` and

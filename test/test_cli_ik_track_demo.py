@@ -81,7 +81,8 @@ def test_track_skips_bad_rows_and_goes_on(capsys, tmp_path):
     assert 'row 4, column qx..qw' in err and 'zero quaternion' in err
     assert 'row 5, column t: time 0.3 goes backwards' in err
     assert 'goals: 2 used, 3 skipped' in out and 'joint-limit violations:  0' in out
-    assert (tmp_path / 'out' / 'track.mcap' / 'metadata.yaml').is_file()
+    assert (tmp_path / 'out' / 'track_bag' / 'metadata.yaml').is_file()
+    assert (tmp_path / 'out' / 'track_bag' / 'track_bag.mcap').is_file()
     js = tmp_path / 'goals.json'
     js.write_text(json.dumps({'goals': [{'t': 0, 'position': [0.4, 0.1, 0.5],
                                          'orientation_xyzw': [1, 0, 0, 0]},
@@ -116,7 +117,7 @@ def test_demo_writes_bag_that_reads_back(capsys, tmp_path):
                 'largest joint step:'):
         assert key in text
     assert (out / 'demo.png').stat().st_size > 10000
-    bag = out / 'demo.mcap'
+    bag = out / 'demo_bag'
     assert list(bag.glob('*.mcap'))
     with AnyReader([bag], default_typestore=get_typestore(Stores.ROS2_JAZZY)) as reader:
         topics = {c.topic: (c.msgtype, c.msgcount) for c in reader.connections}
@@ -197,7 +198,8 @@ def test_track_with_tasks_file(capsys, tmp_path):
                         '--goals', str(goals), '--tasks', str(_closure_file(tmp_path)),
                         '--out', str(tmp_path / 'out'), '--no-progress', '--settle', '1.0')
     assert code == 0 and 'goals: 2 used, 0 skipped' in out
-    assert (tmp_path / 'out' / 'track.mcap' / 'metadata.yaml').is_file()
+    assert (tmp_path / 'out' / 'track_bag' / 'metadata.yaml').is_file()
+    assert (tmp_path / 'out' / 'track_bag' / 'track_bag.mcap').is_file()
 
 
 @pytest.mark.parametrize('violations, step, last_ok, code', [

@@ -18,8 +18,8 @@
 With no argument the bundled Panda tracks the path of :mod:`pdls_ik.demo_path` at 100 Hz for
 10 s (two loops), passing within a few degrees of its wrist singularity and of a joint limit.
 Each cycle is one :meth:`IKSolver.track` call: at most ``tracking_max_iterations`` iterations
-(the primary bound), ``tracking_timeout`` as a safety net. Writes
-``pdls_ik_out/demo.mcap`` (ROS 2 bag, MCAP storage: /goal_pose, /joint_states,
+(the primary bound), ``tracking_timeout`` as a safety net. Writes the ROS 2 bag folder
+``pdls_ik_out/demo_bag/`` (``demo_bag.mcap`` and ``metadata.yaml``: /goal_pose, /joint_states,
 /joint_trajectory, /diagnostics) and ``pdls_ik_out/demo.png``. Exit 0 when every cycle kept
 its joint limits and velocity bound, 1 otherwise, 2 on bad input.
 """
@@ -41,10 +41,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(
         'demo', help='track a figure-eight goal path; write a bag, a plot and a summary',
         description='Tracking demo: the robot (default: the bundled Panda) follows a '
-                    'figure-eight with changing orientation; writes OUT/demo.mcap and '
-                    'OUT/demo.png. Exit status: 0 when every joint stayed within its limits '
-                    'and velocity bound and the last goal was reached, 1 otherwise, 2 on bad '
-                    'input.')
+                    'figure-eight with changing orientation; writes OUT/demo_bag (a ROS 2 '
+                    'bag) and OUT/demo.png. Exit status: 0 when every joint stayed within its '
+                    'limits and velocity bound and the last goal was reached, 1 otherwise, 2 '
+                    'on bad input.')
     parser.add_argument('--urdf', default='panda', help='URDF file or bundled robot name '
                                                         '(default: panda)')
     add_robot_arguments(parser, urdf_positional=False)
@@ -82,12 +82,13 @@ def run(args: argparse.Namespace) -> int:
                        progress=not args.no_progress)
     summary = summarize(log, solver)
     print_summary(summary)
-    counts = write_bag(log, solver, out / 'demo.mcap', start_ns)
+    counts = write_bag(log, solver, out / 'demo_bag', start_ns)
     plot_tracking(log.arrays(), log.joint_names, log.level_names, solver.lower, solver.upper,
                   out / 'demo.png', title=f'pdls_ik demo: {solver.linkage.name} '
                                           f'{solver.tip_link}, {args.rate:g} Hz',
                   tolerances=(solver.config.position_tolerance,
                               solver.config.orientation_tolerance))
-    print(f"wrote {out / 'demo.mcap'} ({', '.join(f'{k} {v}' for k, v in counts.items())})")
+    print(f"wrote {out / 'demo_bag' / 'demo_bag.mcap'} "
+          f"({', '.join(f'{k} {v}' for k, v in counts.items())})")
     print(f"wrote {out / 'demo.png'}")
     return exit_status(log, summary)

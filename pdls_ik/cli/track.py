@@ -20,9 +20,9 @@ FILE is CSV (header ``t,x,y,z,qx,qy,qz,qw``; ``#`` comments allowed) or JSON (a 
 timed poses in the base frame. A bad row (missing or non-numeric value, NaN/inf, zero
 quaternion, time going backwards) is skipped and reported naming the row and column; the run
 goes on with the other goals. The robot tracks the latest goal at --rate from the IK solution of
-the first goal (or --seed) until the last goal time plus --settle; writes OUT/track.mcap and
-OUT/track.png. Exit status: 0 when every joint stayed within its limits and velocity bound and
-the last goal was reached, 1 otherwise, 2 on bad input.
+the first goal (or --seed) until the last goal time plus --settle; writes OUT/track_bag (a ROS 2
+bag) and OUT/track.png. Exit status: 0 when every joint stayed within its limits and velocity
+bound and the last goal was reached, 1 otherwise, 2 on bad input.
 """
 from __future__ import annotations
 
@@ -168,8 +168,8 @@ def run(args: argparse.Namespace) -> int:
     summary = summarize(log, solver)
     print(f'goals: {len(goals)} used, {len(skipped)} skipped')
     print_summary(summary)
-    write_bag(log, solver, out / 'track.mcap', start_ns)
+    write_bag(log, solver, out / 'track_bag', start_ns)
     plot_tracking(log.arrays(), log.joint_names, log.level_names, solver.lower, solver.upper,
                   out / 'track.png', title=f'pdls_ik track: {solver.linkage.name}')
-    print(f"wrote {out / 'track.mcap'} and {out / 'track.png'}")
+    print(f"wrote {out / 'track_bag' / 'track_bag.mcap'} and {out / 'track.png'}")
     return exit_status(log, summary)
