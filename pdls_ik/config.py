@@ -282,6 +282,15 @@ def _parameters_of(doc: Any, node_name: str) -> Tuple[Dict[str, Any], bool]:
     return merged, True
 
 
+def yaml_error_line(exc: Exception) -> str:
+    """One line for a PyYAML error: the problem and where (line, column), not its excerpt."""
+    mark = getattr(exc, 'problem_mark', None)
+    problem = getattr(exc, 'problem', None) or str(exc).splitlines()[0]
+    if mark is None:
+        return problem
+    return f'{problem} at line {mark.line + 1}, column {mark.column + 1}'
+
+
 def load_config(path: Union[str, Path], node_name: str = DEFAULT_NODE_NAME) -> IKConfig:
     """
     Read an :class:`IKConfig` from a YAML file.
@@ -296,11 +305,14 @@ def load_config(path: Union[str, Path], node_name: str = DEFAULT_NODE_NAME) -> I
     """
     import yaml
 
-    text = Path(path).read_text()
     try:
-        doc = yaml.safe_load(text)
+        doc = yaml.safe_load(Path(path).read_text())
+    except OSError as exc:
+        raise ConfigError(f"configuration file '{path}': cannot read it: "
+                          f'{exc.strerror or exc}') from None
     except yaml.YAMLError as exc:
-        raise ConfigError(f'configuration file {path}: invalid YAML: {exc}') from None
+        raise ConfigError(f"configuration file '{path}': invalid YAML: "
+                          f'{yaml_error_line(exc)}') from None
     if doc is None:
         return IKConfig()
     params, _ = _parameters_of(doc, node_name)

@@ -49,6 +49,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Tuple, Union
 
+from pdls_ik.config import yaml_error_line
 from pdls_ik.errors import ConfigError, PDLSIKError
 from pdls_ik.tasks import (ClosureTask, CoMTask, FrameTask, JointLockTask, LimitAvoidanceTask,
                            LookAtTask, PositionBoundTask, PostureTask, RelativeFrameTask, Task)
@@ -204,7 +205,8 @@ def load_task_config(source: Union[str, Path, Mapping]) -> TaskConfig:
         except OSError as err:
             raise ConfigError(f"task config '{source}': cannot read ({err.strerror})") from None
         except yaml.YAMLError as err:
-            raise ConfigError(f"task config '{source}': invalid YAML ({err})") from None
+            raise ConfigError(f"task config '{source}': invalid YAML ({yaml_error_line(err)})"
+                              ) from None
     if isinstance(data, Mapping) and 'pdls_ik_tasks' in data:
         data = data['pdls_ik_tasks']
     return TaskConfig.from_dict(data)

@@ -260,3 +260,26 @@ def test_track_checks_its_options_before_tracking(capsys, tmp_path, extra, fragm
                           *extra)
     assert code == 2 and out == ''
     assert err.strip() == f'pdls-ik track: error: {fragment.format(file=a_file)}'
+
+
+@pytest.mark.parametrize('option, content, message', [
+    ('--config', None, "configuration file '{path}': cannot read it: No such file or directory"),
+    ('--config', 'a: [1, 2\nb: }\n', "configuration file '{path}': invalid YAML: expected ',' "
+                                     "or ']', but got ':' at line 2, column 2"),
+    ('--tasks', 'a: [1, 2\nb: }\n', "task config '{path}': invalid YAML (expected ',' or ']', "
+                                    "but got ':' at line 2, column 2)"),
+])
+def test_unreadable_or_broken_files_are_one_line(capsys, tmp_path, option, content, message):
+    path = tmp_path / 'file.yaml'
+    if content is not None:
+        path.write_text(content)
+    code, out, err = _run(capsys, 'ik', 'panda', '--pose', '0.4', '0.1', '0.5', '1', '0', '0',
+                          '0', option, str(path))
+    assert code == 2 and err == f'pdls-ik ik: error: {message.format(path=path)}\n'
+
+
+def test_a_missing_goal_file_names_the_option(capsys, tmp_path):
+    code, _, err = _run(capsys, 'track', 'panda', '--goals', str(tmp_path / 'no.csv'))
+    assert code == 2
+    assert err == f"pdls-ik track: error: --goals: cannot read '{tmp_path / 'no.csv'}': " \
+        'No such file or directory\n'

@@ -148,7 +148,10 @@ def run(args: argparse.Namespace) -> int:
     out = output_folder(args.out)
     solver = make_solver(args.urdf, args.tip, args.base, args.config, args.tasks,
                          tracking_rate=args.rate)
-    goals, skipped = read_goals(Path(args.goals))
+    try:
+        goals, skipped = read_goals(Path(args.goals))
+    except OSError as exc:
+        raise InputError(f"--goals: cannot read '{args.goals}': {exc.strerror or exc}") from None
     for line in skipped:
         print(f'pdls-ik track: skipped goal: {line}', file=sys.stderr)
     if not goals:
