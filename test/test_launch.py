@@ -57,9 +57,9 @@ SHARE = Path(get_package_share_directory('pdls_ik')) if INSTALLED else None
 HAS_RSP = ament_has_package('robot_state_publisher')
 Q_GOAL = np.array([0.4, -0.3, 0.3, -2.2, 0.2, 1.9, 0.5, 0.0])
 #: bounds of the waits [s] (each ends as soon as its condition holds): the node's start-up, whose
-#: robot's solvers load numba's compiled kernels (20 to 50 s when numba's cache is cold), then
-#: the solve
-STARTUP_WAIT = 120.0
+#: robot's solvers load numba's compiled kernels (when numba's cache is cold: 40 s on an idle
+#: 2-core machine, 100 s under load), then the solve
+STARTUP_WAIT = 300.0
 SOLVE_WAIT = 60.0
 
 
