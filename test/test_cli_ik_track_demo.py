@@ -77,9 +77,9 @@ def test_track_skips_bad_rows_and_goes_on(capsys, tmp_path):
     code, out, err = _run(capsys, 'track', 'panda', '--goals', str(goals), '--rate', '50',
                           '--settle', '0.5', '--out', str(tmp_path / 'out'), '--no-progress')
     assert code == 0
-    assert "row 2, column y: 'abc' is not a number" in err
-    assert 'row 4, column qx..qw' in err and 'zero quaternion' in err
-    assert 'row 5, column t: time 0.3 goes backwards' in err
+    assert "line 4, column y: 'abc' is not a number" in err     # lines of the file
+    assert 'line 6, column qx..qw' in err and 'zero quaternion' in err
+    assert 'line 7, column t: time 0.3 goes backwards' in err
     assert 'goals: 2 used, 3 skipped' in out and 'joint-limit violations:  0' in out
     assert (tmp_path / 'out' / 'track_bag' / 'metadata.yaml').is_file()
     assert (tmp_path / 'out' / 'track_bag' / 'track_bag.mcap').is_file()
@@ -90,13 +90,13 @@ def test_track_skips_bad_rows_and_goes_on(capsys, tmp_path):
                                          'orientation_xyzw': [1, 0, 0, 0]}]}))
     code, out, err = _run(capsys, 'track', 'panda', '--goals', str(js), '--rate', '50',
                           '--settle', '0.2', '--out', str(tmp_path / 'o2'), '--no-progress')
-    assert code == 0 and 'row 2, column y' in err
+    assert code == 0 and 'goal 2, column y: missing value' in err
     huge = tmp_path / 'huge.csv'
     huge.write_text('t,x,y,z,qx,qy,qz,qw\n0,0.4,0.1,0.5,1,0,0,0\n0.1,1e300,0.1,0.5,1,0,0,0\n'
                     '0.2,0.4,0.1,0.5,1e300,0,0,1e300\n')
     code, out, err = _run(capsys, 'track', 'panda', '--goals', str(huge), '--rate', '50',
                           '--settle', '0.2', '--out', str(tmp_path / 'o3'), '--no-progress')
-    assert 'row 2, column x..z: invalid goal: position.x = 1e+300 m is out of range' in err
+    assert 'line 3, column x..z: invalid goal: position.x = 1e+300 m is out of range' in err
     assert 'goals: 2 used, 1 skipped' in out and 'overflow' not in err
     bad = tmp_path / 'bad.csv'
     bad.write_text('a,b\n1,2\n')

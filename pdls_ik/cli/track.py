@@ -18,11 +18,11 @@
 FILE is CSV (header ``t,x,y,z,qx,qy,qz,qw``; ``#`` comments allowed) or JSON (a list, or
 ``{"goals": [...]}``, of ``{"t": s, "position": [x, y, z], "orientation_xyzw": [...]}``) of
 timed poses in the base frame. A bad row (missing or non-numeric value, NaN/inf, zero
-quaternion, time going backwards) is skipped and reported naming the row and column; the run
-goes on with the other goals. The robot tracks the latest goal at --rate from the IK solution of
-the first goal (or --seed) until the last goal time plus --settle; writes OUT/track_bag (a ROS 2
-bag) and OUT/track.png. Exit status: 0 when every joint stayed within its limits and velocity
-bound and the last goal was reached, 1 otherwise, 2 on bad input.
+quaternion, time going backwards) is skipped and reported naming its line (CSV) or goal (JSON)
+and the column; the run goes on with the other goals. The robot tracks the latest goal at --rate
+from the IK solution of the first goal (or --seed) until the last goal time plus --settle; writes
+OUT/track_bag (a ROS 2 bag) and OUT/track.png. Exit status: 0 when every joint stayed within its
+limits and velocity bound and the last goal was reached, 1 otherwise, 2 on bad input.
 """
 from __future__ import annotations
 
@@ -67,17 +67,19 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     return parser
 
 
-def _number(value, row: int, column: str) -> float:
+def _number(value, row: str, column: str) -> float:
+    if value is None or (isinstance(value, str) and not value.strip()):
+        raise InputError(f'{row}, column {column}: missing value')
     try:
         x = float(value)
     except (TypeError, ValueError):
-        raise InputError(f'row {row}, column {column}: {value!r} is not a number') from None
+        raise InputError(f'{row}, column {column}: {value!r} is not a number') from None
     if not math.isfinite(x):
-        raise InputError(f'row {row}, column {column}: {value!r} is not finite')
+        raise InputError(f'{row}, column {column}: {value!r} is not finite')
     return x
 
 
-def _goal(row: int, values: dict) -> Goal:
+def _goal(row: str, values: dict) -> Goal:
     nums = {c: _number(values.get(c), row, c) for c in COLUMNS}
     p = np.array([nums[c] for c in COLUMNS[1:4]])
     q = np.array([nums[c] for c in COLUMNS[4:]])
@@ -85,18 +87,21 @@ def _goal(row: int, values: dict) -> Goal:
         parse_pose((p, q))
     except InputError as exc:
         columns = 'x..z' if 'position' in str(exc) else 'qx..qw'
-        raise InputError(f'row {row}, column {columns}: {exc}') from None
+        raise InputError(f'{row}, column {columns}: {exc}') from None
     return nums['t'], p, q
 
 
 def read_goals(path: Path) -> Tuple[List[Goal], List[str]]:
     """
-    Goals sorted by time and the report of skipped rows ("row N, column C: why").
+    Return the goals sorted by time and the report of the skipped rows.
+
+    A report reads "line N, column C: why" for CSV (N the line of the file) and "goal N, column
+    C: why" for JSON (N the goal's place in the list).
 
     :raises InputError: the file is neither CSV with the expected header nor JSON of goals.
     """
     text = path.read_text()
-    rows: List[Tuple[int, dict]] = []
+    rows: List[Tuple[str, dict]] = []
     if path.suffix.lower() == '.json' or text.lstrip().startswith(('[', '{')):
         try:
             doc = json.loads(text)
@@ -107,31 +112,32 @@ def read_goals(path: Path) -> Tuple[List[Goal], List[str]]:
             raise InputError(f'{path}: expected a list of goals or {{"goals": [...]}}')
         for i, item in enumerate(items, start=1):
             if not isinstance(item, dict):
-                rows.append((i, {}))
+                rows.append((f'goal {i}', {}))
                 continue
             pos = item.get('position') or [None] * 3
             quat = item.get('orientation_xyzw') or [None] * 4
             flat = dict(zip(COLUMNS[1:4], list(pos) + [None] * 3))
             flat.update(zip(COLUMNS[4:], list(quat) + [None] * 4))
             flat['t'] = item.get('t')
-            rows.append((i, flat))
+            rows.append((f'goal {i}', flat))
     else:
-        lines = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith('#')]
-        reader = csv.DictReader(lines)
+        numbered = [(k, ln) for k, ln in enumerate(text.splitlines(), start=1)
+                    if ln.strip() and not ln.lstrip().startswith('#')]
+        reader = csv.DictReader([ln for _, ln in numbered])
         header = [h.strip() for h in (reader.fieldnames or [])]
         missing = [c for c in COLUMNS if c not in header]
         if missing:
             raise InputError(f"{path}: CSV header lacks column(s) {', '.join(missing)} "
                              f"(expected {','.join(COLUMNS)})")
-        for i, rec in enumerate(reader, start=1):
-            rows.append((i, {k.strip(): v for k, v in rec.items() if k is not None}))
+        for (k, _), rec in zip(numbered[1:], reader):
+            rows.append((f'line {k}', {c.strip(): v for c, v in rec.items() if c is not None}))
     goals: List[Goal] = []
     skipped: List[str] = []
-    for i, values in rows:
+    for where, values in rows:
         try:
-            goal = _goal(i, values)
+            goal = _goal(where, values)
             if goals and goal[0] < goals[-1][0]:
-                raise InputError(f'row {i}, column t: time {goal[0]} goes backwards '
+                raise InputError(f'{where}, column t: time {goal[0]} goes backwards '
                                  f'(previous {goals[-1][0]})')
             goals.append(goal)
         except InputError as exc:
