@@ -171,6 +171,8 @@ def run(args: argparse.Namespace) -> int:
     q0 = solver.solve((goals[0][1], goals[0][2]), seed=args.seed).q if args.seed is None \
         else np.asarray(args.seed, dtype=float)
     duration = max(times[-1], 0.0) + args.settle
+    print(f'pdls-ik track: {solver.linkage.name}, {solver.base_link} -> {solver.tip_link}, '
+          f'{args.rate:g} Hz for {duration:g} s')
     start_ns = wall_start_ns()
     log = run_tracking(solver, goal_at, solver.linkage.check_q(q0), args.rate, duration,
                        progress=not args.no_progress)
