@@ -128,7 +128,7 @@ class AliasMirror:
             self._timer.cancel()
 
     def sync_now(self) -> None:
-        """Set the names that do not read the configuration in use (start-up, before callbacks)."""
+        """Set the names that do not read the configuration in use (start-up; deferred set)."""
         names = [n for group in alias_groups().values() for n in group]
         current = {n: read(self._node, n) for n in names}
         stale = out_of_sync(self._config_of(), current)
