@@ -209,3 +209,11 @@ def test_mimic_joint_on_the_path_of_a_branching_robot():
         goals.append(robot.forward_kinematics(qk, 'l_finger_b', compiled.base_link))
     statuses, _ = _follow(compiled, reference, goals, q)
     assert 'converged' in statuses
+
+
+def test_box_step_constants_are_the_pdls_option_defaults():
+    from pdls_ik._accel.pdls_track import PGS_LEVEL_WEIGHT, PGS_MAX_ITERATIONS, PGS_TOL
+    from pdls_ik.pdls import PDLSOptions
+    defaults = PDLSOptions()
+    assert (defaults.pgs_level_weight, defaults.pgs_max_iterations, defaults.pgs_tol) == \
+        (PGS_LEVEL_WEIGHT, PGS_MAX_ITERATIONS, PGS_TOL)
