@@ -115,7 +115,7 @@ def run_case(label, robot, options, goal, q0, duration: float, backend: str = 'a
         ok += res.success
         q = res.q
     t, c = np.array(times) * 1e3, np.array(cpu) * 1e3
-    return {'case': label, 'robot': robot.label, 'backend': solver.tracking_backend,
+    return {'case': label, 'robot': robot.label, 'backend': solver.backend,
             'levels': list(solver.level_names) + (
                 ['posture'] if solver.posture is not None else []),
             'dof': len(robot.chain_variables), 'cycles': cycles, 'rate_hz': RATE,

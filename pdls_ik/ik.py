@@ -464,35 +464,25 @@ class IKSolver:
         if cfg.backend == 'numba' and reason:
             raise ConfigError(f"parameter 'backend': 'numba' cannot solve this problem: {reason} "
                               "(backend 'auto' compiles what it can and runs the rest on NumPy)")
-        #: the implementation of one-shot solves: "numpy" or "numba" (see ``config.backend``)
+        #: the implementation of one-shot solves and tracking cycles: "numpy" or "numba" (see
+        #: ``config.backend``)
         self.backend = 'numpy' if cfg.backend == 'numpy' or reason else 'numba'
+        self._track_kernel = None
         if self.backend == 'numba':
             from pdls_ik._accel.pdls_pose import PoseKernel
-            self._kernel = PoseKernel(linkage, tip, base, self.chain_variables,
-                                      free_orientation, cfg,
-                                      (RESTART_WINDOW, RESTART_RATIO), periodic)
-        #: the implementation of tracking cycles: "numpy" or "numba" (the compiled cycle covers
-        #: joint locks too)
-        self.tracking_backend = 'numpy' if cfg.backend == 'numpy' or \
-            self._numba_unsupported(cfg, tracking=True) else 'numba'
-        self._track_kernel = None
-        if self.tracking_backend == 'numba':
             from pdls_ik._accel.pdls_track import TrackKernel
+            self._kernel = PoseKernel(linkage, tip, base, self.chain_variables,
+                                      free_orientation, cfg, (RESTART_WINDOW, RESTART_RATIO),
+                                      free, periodic, self.locks, LOCK_TOL)
             self._track_kernel = TrackKernel(linkage, tip, base, free_orientation, cfg, free,
                                              self.locks, self.posture, LOCK_TOL)
 
-    def _numba_unsupported(self, cfg: IKConfig, tracking: bool = False) -> str:
-        """
-        Why the compiled kernel cannot solve this solver's problem ("" if it can).
-
-        ``tracking``: the problem of a tracking cycle, else of a one-shot solve.
-        """
+    def _numba_unsupported(self, cfg: IKConfig) -> str:
+        """Why the compiled kernels cannot solve this solver's problem ("" if they can)."""
         if not numba_available():
             return 'numba is not installed (pip install numba)'
         if self._extra is not None:
             return 'extra tasks (closures, CoM, bounds...) are solved by the NumPy code only'
-        if self.locks is not None and not tracking:
-            return 'joint locks make a second priority level'
         if self.locks is not None and len(set(self.locks.indices.tolist())) < \
                 self.locks.indices.size:
             return 'a joint is locked twice'

@@ -43,10 +43,10 @@ def test_backend_values_and_fallback(panda):
     assert IKSolver(robot, 'panda_link8', backend='numpy').backend == 'numpy'
     auto = IKSolver(robot, 'panda_link8')
     assert auto.backend == ('numba' if numba_available() else 'numpy')
-    # joint locks make a second priority level: the kernel does not cover them
+    # joint locks (a second priority level) are compiled too; the PGS strategy is not
     locked = IKSolver(robot, 'panda_link8', locked_joints=['panda_joint1'],
                       locked_positions=[0.0])
-    assert locked.backend == 'numpy'
+    assert locked.backend == auto.backend
     assert IKSolver(robot, 'panda_link8', limit_strategy='pgs').backend == 'numpy'
     with pytest.raises(ConfigError, match='backend'):
         IKSolver(robot, 'panda_link8', backend='fortran')
@@ -55,10 +55,7 @@ def test_backend_values_and_fallback(panda):
 @needs_numba
 def test_forcing_numba_on_an_uncovered_problem_names_the_reason(panda):
     robot, _ = panda
-    with pytest.raises(ConfigError, match='joint locks'):
-        IKSolver(robot, 'panda_link8', backend='numba', locked_joints=['panda_joint1'],
-                 locked_positions=[0.0])
-    with pytest.raises(ConfigError, match='pgs'):
+    with pytest.raises(ConfigError, match="pgs.*backend 'auto'"):
         IKSolver(robot, 'panda_link8', backend='numba', limit_strategy='pgs')
 
 
@@ -77,6 +74,10 @@ def test_kernel_constants_are_the_pdls_option_defaults():
     ('ur5', 'ee_link', {}),
     ('panda', 'panda_link8', {'position_only': True}),
     ('ur5', 'ee_link', {'damping': 0.001, 'max_step': 0.5}),
+    ('panda', 'panda_link8', {'locked_joints': ['panda_joint3', 'panda_finger_joint1'],
+                              'locked_positions': [0.3, 0.01]}),
+    ('ur5', 'ee_link', {'locked_joints': ['wrist_3_joint'], 'locked_positions': [1.0],
+                        'position_only': True}),
 ])
 def test_same_answers_iterations_and_restarts_on_both_backends(name, tip, options):
     """
@@ -95,7 +96,11 @@ def test_same_answers_iterations_and_restarts_on_both_backends(name, tip, option
     rng = np.random.default_rng(21)
     same = 0
     for _ in range(40):
-        goal = robot.forward_kinematics(random_q(robot, rng), tip)
+        goal_q = random_q(robot, rng)
+        for joint, value in zip(options.get('locked_joints', []),
+                                options.get('locked_positions', [])):
+            goal_q[robot.joint_index(joint)] = value        # a goal the locked robot reaches
+        goal = robot.forward_kinematics(goal_q, tip)
         seed = random_q(robot, rng)
         a, b = ref.solve(goal, seed=seed), fast.solve(goal, seed=seed)
         for res in (a, b):
@@ -103,7 +108,11 @@ def test_same_answers_iterations_and_restarts_on_both_backends(name, tip, option
             assert np.all(res.q >= robot.lower) and np.all(res.q <= robot.upper)
             P = bridge.pose(res.q, tip)
             assert np.linalg.norm(P[:3, 3] - goal[:3, 3]) <= 1e-5
-            assert res.level_names == [f'pose:{tip}'] and res.residual_norms[0] < 1e-4
+            locks = options.get('locked_joints', [])
+            assert res.level_names == (['lock'] if locks else []) + [f'pose:{tip}']
+            assert res.residual_norms[-1] < 1e-4
+            for joint, value in zip(locks, options.get('locked_positions', [])):
+                assert res.q[robot.joint_index(joint)] == value      # held exactly
         if a.iterations == b.iterations and a.restarts == b.restarts:
             same += 1
             np.testing.assert_allclose(b.q, a.q, atol=1e-8)

@@ -50,7 +50,7 @@ def _pair(robot, tip, **options):
     options = {'tracking_timeout': 10.0, **options}      # the largest: never reached
     compiled = IKSolver(robot, tip, **options)
     reference = IKSolver(robot, tip, backend='numpy', **options)
-    assert compiled.tracking_backend == 'numba' and reference.tracking_backend == 'numpy'
+    assert compiled.backend == 'numba' and reference.backend == 'numpy'
     return compiled, reference
 
 

@@ -40,13 +40,15 @@ from typing import List, NamedTuple, Tuple
 import numba
 import numpy as np
 from pdls_ik._accel.dls import _pose_jacobian, _residual, _turned
-from pdls_ik._accel.step import levels_step, step_work
+from pdls_ik._accel.step import adapt_step_size, levels_step, step_work
 
 #: status codes of the kernel; STUCK is the restart monitor's verdict (reported as "stalled")
 CONVERGED, STALLED, MAX_ITERATIONS, MAX_TIME, STUCK = 0, 1, 2, 3, 4
 STATUS_NAMES = ('converged', 'stalled', 'max_iterations', 'max_time', 'stalled')
 #: indices of the metrics vector filled by :func:`solve_restarts`
-M_NORM, M_LAMBDA, M_RANK, M_SIGMA, M_POS, M_ORI, M_STEPPED = range(7)
+(M_NORM, M_LAMBDA, M_RANK, M_SIGMA, M_POS, M_ORI, M_STEPPED, M_LOCK_NORM, M_LOCK_LAMBDA,
+ M_LOCK_RANK, M_LOCK_SIGMA) = range(11)
+M_SIZE = 11
 #: PDLSOptions defaults that IKSolver keeps and the kernel hard-codes (asserted by the tests):
 #: svd_tol, residual_tol, theta_diff_tol, divergence_factor, slowdown_factor, speedup_factor,
 #: speedup_threshold, slowdown_threshold
@@ -107,33 +109,50 @@ def _errors(e6, wp, wo, rows):
 
 
 @numba.njit(cache=True)
-def _local_work(n, rows, max_iterations):
+def _local_work(n, rows, locks, max_iterations):
     """
     Work arrays of :func:`solve_local`, allocated once per call of :func:`solve_restarts`.
 
     (T, P, J6, e6, step work, dtheta, next θ, previous θ, residual history, per-level step
-    metrics, residual clamped flags).
+    metrics, residual clamped flags, lock residual).
     """
     return (np.empty((4, 4)), np.empty((4, 4)), np.empty((6, n)), np.empty(6),
-            step_work(rows, n, 0), np.empty(n), np.empty(n), np.empty(n),
-            np.empty(max_iterations + 2), np.zeros((2, 3)), np.zeros(2, dtype=np.bool_))
+            step_work(rows, n, locks), np.empty(n), np.empty(n), np.empty(n),
+            np.empty(max_iterations + 2), np.zeros((2, 3)), np.zeros(2, dtype=np.bool_),
+            np.empty(locks))
+
+
+@numba.njit(cache=True)
+def lock_residual(q, lock_idx, lock_values, lock_cont, w, out):
+    """Lock residual w (value − q) (L,), the short way round for continuous joints; its norm."""
+    acc = 0.0
+    for i in range(lock_idx.shape[0]):
+        d = lock_values[i] - q[lock_idx[i]]
+        if lock_cont[i]:
+            d = (d + math.pi) % (2.0 * math.pi) - math.pi
+        out[i] = w * d
+        acc += out[i] * out[i]
+    return math.sqrt(acc)
 
 
 @numba.njit(cache=True)
 def solve_local(theta0, target, ch, lower, upper, free, continuous, periodic, wp, wo, rows,
-                tol_p, tol_o, lam_fixed, tmax, svd_tol, residual_tol, max_iterations, window,
-                ratio, deadline, theta, best, metrics, lw):
+                tol_p, tol_o, lock_idx, lock_values, lock_cont, lock_w, lock_tol, lam_fixed, tmax,
+                svd_tol, residual_tol, max_iterations, window, ratio, deadline, theta, best,
+                metrics, lw):
     """
     Run one PDLS local solve from theta0 (n,).
 
-    As :func:`pdls_ik.pdls.solve` with IKSolver's problem and options; fills theta (n,) and the
-    best iterate best (n,); metrics: ‖e‖ at theta, λ, rank and σ_min of the last step, errors at
-    theta; lw: :func:`_local_work`. Returns (status code, iterations).
+    As :func:`pdls_ik.pdls.solve` with IKSolver's problem and options: the levels joint locks
+    (``lock_idx`` (L,) held at ``lock_values`` with weight ``lock_w``, met within lock_tol · w;
+    L = 0: none) > pose. Fills theta (n,) and the best iterate best (n,); metrics (``M_*``): per
+    level ‖e‖ at theta and λ, rank and σ_min of the last step, pose errors at theta; lw:
+    :func:`_local_work`. Returns (status code, iterations).
     """
-    n = theta0.shape[0]
-    T, P, J6, e6, wk, dtheta, nxt, theta_prev, history, lm, rc = lw
+    n, L = theta0.shape[0], lock_idx.shape[0]
+    T, P, J6, e6, wk, dtheta, nxt, theta_prev, history, lm, rc, eL = lw
     J, e = J6[:rows], e6[:rows]
-    no_lock, no_lock_idx, no_posture = np.empty(0), np.empty(0, dtype=np.int64), np.empty(0)
+    no_posture = np.empty(0)
     Q = wk[12]
     Q[:, :] = 0.0              # every local solve starts its SVDs cold: results do not depend
     for i in range(rows):      # on earlier solves
@@ -141,54 +160,59 @@ def solve_local(theta0, target, ch, lower, upper, free, continuous, periodic, wp
     theta[:] = theta0
     _place(theta, lower, upper, continuous, periodic)
     norm = _evaluate(theta, target, wp, wo, rows, ch, T, J6, P, e6)
+    norm_l = lock_residual(theta, lock_idx, lock_values, lock_cont, lock_w, eL)
     best[:] = theta
-    best_key = math.inf
-    prev_norm = -1.0
-    rmm, speed_cap = -1.0, -1.0        # residual clamp and speed-up cap (-1: unset)
-    last_mag, last_clamped, last_applied, have_step = 0.0, False, math.inf, False
-    last_norm = norm
+    best0, best1 = math.inf, math.inf
+    prev0 = -1.0
+    clamps = np.full(4, -1.0)           # residual clamps and speed-up caps (lock, pose)
+    last_mag, last_applied, have_step = 0.0, math.inf, False
+    last_l, last_p = norm_l, norm
     h = 0
     iteration = 0
     metrics[M_STEPPED] = 0.0
     while True:
-        metrics[M_NORM] = norm
+        metrics[M_NORM], metrics[M_LOCK_NORM] = norm, norm_l
         metrics[M_POS], metrics[M_ORI] = _errors(e6, wp, wo, rows)
-        key = max(norm, residual_tol)
-        if key < best_key:
+        # levels in priority order, each floored at its tolerance: (lock, pose) or (pose,)
+        k0 = max(norm_l if L else norm, residual_tol)
+        k1 = max(norm, residual_tol) if L else 0.0
+        if k0 < best0 or (k0 == best0 and k1 < best1):
             best[:] = theta
-            best_key = key
+            best0, best1 = k0, k1
         if metrics[M_POS] <= tol_p and metrics[M_ORI] <= tol_o:
-            return CONVERGED, iteration
-        if window > 0:
+            held = True
+            for i in range(L):
+                held = held and abs(eL[i]) <= lock_tol * lock_w
+            if held:
+                return CONVERGED, iteration
+        elif window > 0:        # the restart monitor, on the pose residual
             history[h] = norm
             h += 1
             if h > window and history[h - 1] > ratio * history[h - 1 - window]:
                 return STUCK, iteration
-        diverging = prev_norm >= 0.0 and norm > max(residual_tol, 2.0 * prev_norm)
+        top = norm_l if L else norm
+        diverging = prev0 >= 0.0 and top > max(residual_tol, 2.0 * prev0)
         if diverging:
             theta[:] = theta_prev
             norm = _evaluate(theta, target, wp, wo, rows, ch, T, J6, P, e6)
-            metrics[M_NORM] = norm
+            norm_l = lock_residual(theta, lock_idx, lock_values, lock_cont, lock_w, eL)
+            metrics[M_NORM], metrics[M_LOCK_NORM] = norm, norm_l
             metrics[M_POS], metrics[M_ORI] = _errors(e6, wp, wo, rows)
-        if have_step and last_applied < 1e-12 and not last_clamped:
+        if have_step and last_applied < 1e-12 and not (rc[0] or rc[1]):
             return STALLED, iteration
         if iteration >= max_iterations:
             return MAX_ITERATIONS, iteration
         if (iteration & 3) == 0 and _now() >= deadline:    # the clock costs ~1 µs: every
             return MAX_TIME, iteration                    # 4th iteration (~40 µs apart)
-        if have_step:   # AdaptiveStepSize.update
-            if last_mag > tmax or diverging:
-                current = last_norm if rmm < 0.0 else rmm
-                rmm = max(current * 0.5, residual_tol if residual_tol > 0 else 1e-12)
-                if diverging:
-                    speed_cap = rmm if speed_cap < 0.0 else min(speed_cap, rmm)
-            elif last_mag < 0.5 * tmax and rmm >= 0.0 and last_clamped:
-                rmm = rmm * 1.5 if speed_cap < 0.0 else min(rmm * 1.5, speed_cap)
-        last_norm = norm
-        last_mag = levels_step(J, e, no_lock, no_lock_idx, 1.0, theta, lower, upper, free,
-                               periodic, lam_fixed, tmax, svd_tol, -1.0, rmm, no_posture, True,
-                               dtheta, wk, lm, rc)
-        last_clamped = rc[1]
+        if have_step:
+            adapt_step_size(clamps, last_mag, tmax, diverging, L > 0, last_l, last_p, rc,
+                            residual_tol)
+        last_l, last_p = norm_l, norm
+        last_mag = levels_step(J, e, eL, lock_idx, lock_w, theta, lower, upper, free, periodic,
+                               lam_fixed, tmax, svd_tol, clamps[0] if L else -1.0, clamps[1],
+                               no_posture, True, dtheta, wk, lm, rc)
+        metrics[M_LOCK_LAMBDA], metrics[M_LOCK_RANK], metrics[M_LOCK_SIGMA] = \
+            lm[0, 0], lm[0, 1], lm[0, 2]
         metrics[M_LAMBDA], metrics[M_RANK], metrics[M_SIGMA] = lm[1, 0], lm[1, 1], lm[1, 2]
         have_step = True
         metrics[M_STEPPED] = 1.0
@@ -200,10 +224,11 @@ def solve_local(theta0, target, ch, lower, upper, free, continuous, periodic, wp
             acc += (nxt[j] - theta[j]) ** 2
         last_applied = math.sqrt(acc)
         theta_prev[:] = theta
-        prev_norm = norm
+        prev0 = norm_l if L else norm       # level 0 at the θ stepped from
         theta[:] = nxt
         iteration += 1
         norm = _evaluate(theta, target, wp, wo, rows, ch, T, J6, P, e6)
+        norm_l = lock_residual(theta, lock_idx, lock_values, lock_cont, lock_w, eL)
 
 
 @numba.njit(cache=True)
@@ -226,8 +251,9 @@ def _pose_errors_into(q, target, ch, rows, T, P, J6, e6):
 
 @numba.njit(cache=True)
 def solve_restarts(start, use_start, seeds, chain_idx, first, deadline, restart, target, ch,
-                   lower, upper, free, continuous, periodic, wp, wo, rows, tol_p, tol_o, lam_fixed,
-                   tmax, svd_tol, residual_tol, max_iterations, window, ratio, best_q, metrics):
+                   lower, upper, free, continuous, periodic, wp, wo, rows, tol_p, tol_o,
+                   lock_idx, lock_values, lock_cont, lock_w, lock_tol, lam_fixed, tmax, svd_tol,
+                   residual_tol, max_iterations, window, ratio, best_q, metrics):
     """
     Run IKSolver.solve's loop of local solves.
 
@@ -242,7 +268,7 @@ def solve_restarts(start, use_start, seeds, chain_idx, first, deadline, restart,
     n = start.shape[0]
     theta, best, q0 = np.empty(n), np.empty(n), start.copy()
     local = np.empty(metrics.shape[0])
-    lw = _local_work(n, rows, max_iterations)
+    lw = _local_work(n, rows, lock_idx.shape[0], max_iterations)
     best_score, best_status = math.inf, MAX_ITERATIONS
     iterations = 0
     runs = 0
@@ -253,7 +279,8 @@ def solve_restarts(start, use_start, seeds, chain_idx, first, deadline, restart,
         runs = 1
     while True:
         status, its = solve_local(q0, target, ch, lower, upper, free, continuous, periodic, wp,
-                                  wo, rows, tol_p, tol_o, lam_fixed, tmax, svd_tol, residual_tol,
+                                  wo, rows, tol_p, tol_o, lock_idx, lock_values, lock_cont,
+                                  lock_w, lock_tol, lam_fixed, tmax, svd_tol, residual_tol,
                                   max_iterations, window, ratio, deadline, theta, best, local,
                                   lw)
         iterations += its
@@ -306,31 +333,42 @@ class PoseKernel:
     :param position_only: 3 position rows instead of the 6 pose rows.
     :param config: the solver's :class:`pdls_ik.config.IKConfig`; monitor: (window, ratio) of the
         restart monitor, used when ``config.random_restarts``.
+    :param free: (n,) bool, the variables the solver moves.
     :param periodic: (n,) bool, the variables turned through their limits
-        (:func:`pdls_ik.ik.periodic_variables`); None: none.
+        (:func:`pdls_ik.ik.periodic_variables`).
+    :param locks: the solver's :class:`pdls_ik.tasks.JointLockTask` (distinct joints) or None;
+        lock_tol: a locked joint is held within lock_tol · weight of its value [rad or m].
     """
 
     def __init__(self, linkage, tip: str, base: str, chain_idx: np.ndarray,
-                 position_only: bool, config, monitor, periodic=None):
+                 position_only: bool, config, monitor, free, periodic, locks=None,
+                 lock_tol: float = 0.0):
         from pdls_ik.batch import ChainArrays
         c = ChainArrays(linkage, tip, base)
         self.ch = (c.basis, c.qidx, c.multiplier, c.offset, c.start, c.end, c.axis, c.revolute,
                    c.select)
-        periodic = np.zeros(c.lower.shape[0], dtype=bool) if periodic is None else periodic
-        self.limits = (c.lower, c.upper, c.free, c.continuous,
-                       np.ascontiguousarray(periodic, dtype=np.bool_))
+        self.limits = (c.lower, c.upper, np.ascontiguousarray(free, dtype=np.bool_),
+                       c.continuous, np.ascontiguousarray(periodic, dtype=np.bool_))
         self.chain_idx = np.asarray(chain_idx, dtype=np.int64)
         self.rows = 3 if position_only else 6
         self.weights = (config.position_weight, config.orientation_weight)
         self.tolerances = (config.position_tolerance, config.orientation_tolerance)
-        self.lam = config.damping if config.damping >= 0.0 else -1.0
-        self.tmax, self.max_iterations = config.max_step, config.max_iterations
-        self.monitor = tuple(monitor) if config.random_restarts else (0, 1.0)
+        if locks is None:
+            lock = (np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0, dtype=np.bool_), 1.0)
+        else:
+            idx = np.asarray(locks.indices, dtype=np.int64)
+            lock = (idx, np.asarray(locks.values, dtype=float), c.continuous[idx],
+                    float(locks.weight))
+        #: levels: 2 with joint locks (locks > pose), else 1
+        self.levels = 1 if locks is None else 2
+        monitor = tuple(monitor) if config.random_restarts else (0, 1.0)
         #: the arguments of :func:`solve_restarts` from ``ch`` to ``ratio`` (bound once: a call's
         #: overhead grows with the tuples it unpacks)
         self._constants = (self.ch, *self.limits, *self.weights, self.rows, *self.tolerances,
-                           self.lam, self.tmax, OPTION_DEFAULTS['svd_tol'],
-                           OPTION_DEFAULTS['residual_tol'], self.max_iterations, *self.monitor)
+                           *lock, float(lock_tol),
+                           config.damping if config.damping >= 0.0 else -1.0, config.max_step,
+                           OPTION_DEFAULTS['svd_tol'], OPTION_DEFAULTS['residual_tol'],
+                           config.max_iterations, *monitor)
         self.target = np.eye(4)
         self.ready = False
 
@@ -338,17 +376,16 @@ class PoseKernel:
         """
         Compile the kernel, or load it from numba's cache, by one tiny solve.
 
-        ~0.3 s with the cache, ~20 s the first time on a machine. :meth:`pdls_ik.IKSolver.solve`
-        calls it before its clock starts, so that no timeout is spent compiling.
+        ~0.3 s with the cache, 20–50 s the first time on a machine.
+        :meth:`pdls_ik.IKSolver.solve` calls it before its clock starts, so that no timeout is
+        spent compiling.
         """
         if not self.ready:
             n = self.limits[0].shape[0]
             start = np.clip(np.zeros(n), self.limits[0], self.limits[1])
             solve_restarts(start, True, np.zeros((1, self.chain_idx.size)), self.chain_idx, 0,
-                           0.0, False, np.eye(4), self.ch, *self.limits, *self.weights,
-                           self.rows, *self.tolerances, self.lam, self.tmax,
-                           OPTION_DEFAULTS['svd_tol'], OPTION_DEFAULTS['residual_tol'], 1,
-                           *self.monitor, np.empty(n), np.zeros(7))
+                           0.0, False, np.eye(4), *self._constants, np.empty(n),
+                           np.zeros(M_SIZE))
             pose_errors(start, np.eye(4), self.ch, self.rows)
             self.ready = True
 
@@ -364,12 +401,18 @@ class PoseKernel:
 
         Local solves from start (if use_start), then from the seed rows first, first + 1, ...
         """
-        q, metrics = np.empty(start.shape[0]), np.zeros(7)
+        q, metrics = np.empty(start.shape[0]), np.zeros(M_SIZE)
         status, iterations, runs = solve_restarts(
             start, use_start, seeds, self.chain_idx, first, deadline, restart,
             self._target(frame), *self._constants, q, metrics)
-        norm, lam, rank, sigma, pos, ori, stepped = metrics.tolist()
-        level = ([norm], [lam], [int(rank)], [sigma]) if stepped else ([norm], [], [], [])
+        m = metrics.tolist()
+        pos, ori = m[M_POS], m[M_ORI]
+        levels = [(M_NORM, M_LAMBDA, M_RANK, M_SIGMA)]
+        if self.levels == 2:
+            levels.insert(0, (M_LOCK_NORM, M_LOCK_LAMBDA, M_LOCK_RANK, M_LOCK_SIGMA))
+        norms = [m[lv[0]] for lv in levels]
+        level = (norms, [m[lv[1]] for lv in levels], [int(m[lv[2]]) for lv in levels],
+                 [m[lv[3]] for lv in levels]) if m[M_STEPPED] else (norms, [], [], [])
         wp, wo = self.weights
         return Attempt(q, STATUS_NAMES[status], level, math.hypot(pos * wp, ori * wo), pos, ori,
                        iterations, runs)

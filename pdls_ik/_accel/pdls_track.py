@@ -35,9 +35,10 @@ import math
 
 import numba
 import numpy as np
-from pdls_ik._accel.pdls_pose import (_errors, _evaluate, _now, CONVERGED, MAX_ITERATIONS,
-                                      STALLED, STATUS_NAMES)
-from pdls_ik._accel.step import exactly_inside, levels_step, pgs_box_step, step_work
+from pdls_ik._accel.pdls_pose import (_errors, _evaluate, _now, CONVERGED, lock_residual,
+                                      MAX_ITERATIONS, STALLED, STATUS_NAMES)
+from pdls_ik._accel.step import (adapt_step_size, exactly_inside, levels_step, pgs_box_step,
+                                 step_work)
 
 #: PDLSOptions defaults of the box-constrained step (pgs_level_weight, pgs_max_iterations,
 #: pgs_tol; asserted by the tests)
@@ -47,19 +48,6 @@ TIMED_OUT = 3
 #: metrics vector: (norm, λ, rank, σ_min) of the lock level then the pose level, position and
 #: orientation errors at the returned q, whether a step was taken
 T_LOCK, T_POSE, T_POS, T_ORI, T_STEPPED = 0, 4, 8, 9, 10
-
-
-@numba.njit(cache=True)
-def _lock_residual(q, lock_idx, lock_values, lock_cont, w, out):
-    """Lock residual w (value − q) (L,), the short way round for continuous joints; its norm."""
-    acc = 0.0
-    for i in range(lock_idx.shape[0]):
-        d = lock_values[i] - q[lock_idx[i]]
-        if lock_cont[i]:
-            d = (d + math.pi) % (2.0 * math.pi) - math.pi
-        out[i] = w * d
-        acc += out[i] * out[i]
-    return math.sqrt(acc)
 
 
 @numba.njit(cache=True)
@@ -107,7 +95,7 @@ def track_cycle(q, target, ch, lower, upper, lo, up, free, wp, wo, rows, tol_p, 
     theta = np.minimum(np.maximum(q, lo), up)
     shift = np.zeros(rows)
     norm = _shifted(theta, target, wp, wo, rows, ch, T, J6, P, e6, shift)
-    norm_l = _lock_residual(theta, lock_idx, lock_values, lock_cont, lock_w, eL)
+    norm_l = lock_residual(theta, lock_idx, lock_values, lock_cont, lock_w, eL)
     # the target of the cycle (IKSolver's _TrackProblem.aim): the undamped step within the joint
     # limits tells whether the goal is within the box [lo, up] to first order
     levels_step(J, e, eL, lock_idx, lock_w, theta, lower, upper, free, no_periodic, 0.0, tmax,
@@ -148,7 +136,7 @@ def track_cycle(q, target, ch, lower, upper, lo, up, free, wp, wo, rows, tol_p, 
                 if free[j] and lo[j] < up[j]:
                     pinned = False
             theta = np.minimum(np.maximum(theta, lo), up)
-            norm_l = _lock_residual(theta, lock_idx, lock_values, lock_cont, lock_w, eL)
+            norm_l = lock_residual(theta, lock_idx, lock_values, lock_cont, lock_w, eL)
         else:
             shift[:] = 0.0
         norm = _shifted(theta, target, wp, wo, rows, ch, T, J6, P, e6, shift)
@@ -159,7 +147,7 @@ def track_cycle(q, target, ch, lower, upper, lo, up, free, wp, wo, rows, tol_p, 
     best[:] = theta
     best0, best1 = math.inf, math.inf
     prev0 = -1.0
-    rmm_l, rmm_p, cap_l, cap_p = -1.0, -1.0, -1.0, -1.0
+    clamps = np.full(4, -1.0)           # residual clamps and speed-up caps (lock, pose)
     last_mag, last_applied, have_step = 0.0, math.inf, False
     last_l, last_p = norm_l, norm
     status = MAX_ITERATIONS
@@ -193,27 +181,16 @@ def track_cycle(q, target, ch, lower, upper, lo, up, free, wp, wo, rows, tol_p, 
         if diverging:
             theta[:] = theta_prev
             norm = _shifted(theta, target, wp, wo, rows, ch, T, J6, P, e6, shift)
-            norm_l = _lock_residual(theta, lock_idx, lock_values, lock_cont, lock_w, eL)
+            norm_l = lock_residual(theta, lock_idx, lock_values, lock_cont, lock_w, eL)
         if have_step and last_applied < 1e-12 and not (rc[0] or rc[1]):
             status = STALLED
             break
         if iteration >= max_iterations:
             status = MAX_ITERATIONS
             break
-        if have_step:   # AdaptiveStepSize.update, per level
-            if last_mag > tmax or diverging:
-                rmm_l = max((last_l if rmm_l < 0.0 else rmm_l) * 0.5, residual_tol)
-                rmm_p = max((last_p if rmm_p < 0.0 else rmm_p) * 0.5, residual_tol)
-                if diverging:
-                    if L:
-                        cap_l = rmm_l if cap_l < 0.0 else min(cap_l, rmm_l)
-                    else:
-                        cap_p = rmm_p if cap_p < 0.0 else min(cap_p, rmm_p)
-            elif last_mag < 0.5 * tmax:
-                if rmm_l >= 0.0 and rc[0]:
-                    rmm_l = rmm_l * 1.5 if cap_l < 0.0 else min(rmm_l * 1.5, cap_l)
-                if rmm_p >= 0.0 and rc[1]:
-                    rmm_p = rmm_p * 1.5 if cap_p < 0.0 else min(rmm_p * 1.5, cap_p)
+        if have_step:
+            adapt_step_size(clamps, last_mag, tmax, diverging, L > 0, last_l, last_p, rc,
+                            residual_tol)
         if posture.shape[0] and passes == 1 and not shifted:
             for j in range(n):
                 d = preferred[j] - theta[j]
@@ -225,7 +202,7 @@ def track_cycle(q, target, ch, lower, upper, lo, up, free, wp, wo, rows, tol_p, 
             step_posture = no_posture
         last_l, last_p = norm_l, norm
         last_mag = levels_step(J, e, eL, lock_idx, lock_w, theta, lo, up, free, no_periodic,
-                               lam_fixed, tmax, svd_tol, rmm_l if L else -1.0, rmm_p,
+                               lam_fixed, tmax, svd_tol, clamps[0] if L else -1.0, clamps[1],
                                step_posture, True, dtheta, wk, lm, rc)
         have_step = True
         for k in range(3):
@@ -241,7 +218,7 @@ def track_cycle(q, target, ch, lower, upper, lo, up, free, wp, wo, rows, tol_p, 
         theta[:] = nxt
         iteration += 1
         norm = _shifted(theta, target, wp, wo, rows, ch, T, J6, P, e6, shift)
-        norm_l = _lock_residual(theta, lock_idx, lock_values, lock_cont, lock_w, eL)
+        norm_l = lock_residual(theta, lock_idx, lock_values, lock_cont, lock_w, eL)
     metrics[T_LOCK] = norm_l if L else 0.0
     metrics[T_POSE] = norm
     q_out[:] = theta if status == CONVERGED or status == TIMED_OUT else best

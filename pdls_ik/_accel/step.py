@@ -374,3 +374,28 @@ def pgs_box_step(J, e, eL, lock_idx, w, x0, lo_step, up_step, free, level_weight
     for a in range(k):
         x[cols[a]] = xs[a]
         at_bound[cols[a]] = xs[a] <= lo[a] or xs[a] >= up[a]
+
+
+@numba.njit(cache=True)
+def adapt_step_size(clamps, last_mag, tmax, diverging, locked, last_lock, last_pose,
+                    res_clamped, residual_tol):
+    """
+    Update the residual clamps after a step, as :class:`pdls_ik.pdls.stepsize.AdaptiveStepSize`.
+
+    :param clamps: (4,) in place: residual clamps of the lock and pose levels, then their
+        speed-up caps (-1: unset).
+    :param last_mag: ‖Δθ‖ of the last step before its clamp; tmax: the clamp; diverging: the top
+        level (the locks if ``locked``, else the pose) grew; last_lock, last_pose: the levels'
+        residual norms when the step was taken; res_clamped: (2,) whether each was clamped.
+    """
+    if last_mag > tmax or diverging:            # slow down: halve the clamps, floored
+        clamps[0] = max((last_lock if clamps[0] < 0.0 else clamps[0]) * 0.5, residual_tol)
+        clamps[1] = max((last_pose if clamps[1] < 0.0 else clamps[1]) * 0.5, residual_tol)
+        if diverging:
+            k = 0 if locked else 1
+            clamps[2 + k] = clamps[k] if clamps[2 + k] < 0.0 else min(clamps[2 + k], clamps[k])
+    elif last_mag < 0.5 * tmax:                 # speed up the clamped levels, capped
+        for k in range(2):
+            if clamps[k] >= 0.0 and res_clamped[k]:
+                grown = clamps[k] * 1.5
+                clamps[k] = grown if clamps[2 + k] < 0.0 else min(grown, clamps[2 + k])
