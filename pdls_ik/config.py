@@ -85,9 +85,9 @@ class IKConfig:
                                          'Gauss-Seidel).')
     backend: str = _p('auto', "Implementation of solves and tracking cycles: 'numpy' (the "
                               "reference), 'numba' (compiled kernels; plain pose or "
-                              'position-only goals without extra tasks, limit_strategy '
-                              "'clamping', numba installed; one-shot solves without joint "
-                              "locks) or 'auto' (numba where it applies, else numpy).")
+                              'position-only goals, joint locks allowed, without extra tasks, '
+                              "limit_strategy 'clamping', numba installed) or 'auto' (numba "
+                              'where it applies, else numpy).')
     pose_priority: int = _p(0, 'Priority of the pose task among targets (smaller = higher).',
                             0, 100)
     position_weight: float = _p(1.0, 'Weight of the position rows [1/m].', 0.0, 1e6,

@@ -15,21 +15,20 @@
 """
 Numba backend of :meth:`pdls_ik.IKSolver.solve` for a plain pose or position-only goal.
 
-A transcription of :func:`pdls_ik.pdls.solve` for the one-level problem that IKSolver builds for
-such a goal — the weighted residual of :class:`pdls_ik.tasks.FrameTask` (full orientation: 6 rows,
-position-only: 3 rows) and its Jacobian — with the options IKSolver passes: the step of
+A transcription of :func:`pdls_ik.pdls.solve` for the problem that IKSolver builds for such a
+goal — joint locks (if any) above the weighted residual of :class:`pdls_ik.tasks.FrameTask` (full
+orientation: 6 rows, position-only: 3 rows) — with the options IKSolver passes: the step of
 :func:`pdls_ik._accel.step.levels_step` (automatic or fixed λ, SVD damped pseudoinverse, the
 limiting loop with the periodic variables turned through their limits, Δθ clamping to
-``theta_diff_max_mag``), the adaptive step size (slow-down / speed-up of the residual
-clamp), divergence check with revert, stall, iteration and time budgets (the clock is read every
-fourth iteration), the best iterate, and IKSolver's restart monitor
-(:data:`pdls_ik.ik.RESTART_WINDOW`, :data:`pdls_ik.ik.RESTART_RATIO`) with restarts from
-IKSolver's table of random seeds.
+``theta_diff_max_mag``), the adaptive step size (slow-down / speed-up of the residual clamps),
+divergence check with revert, stall, iteration and time budgets (the clock is read every fourth
+iteration), the best iterate, and IKSolver's restart monitor (:data:`pdls_ik.ik.RESTART_WINDOW`,
+:data:`pdls_ik.ik.RESTART_RATIO`) with restarts from IKSolver's table of random seeds.
 
-Not covered (the NumPy path handles them): several levels (joint locks), posture, inequality rows,
-line searches, ``limit_strategy="pgs"``, a free rotation about a tool axis, a base below moving
-joints of the path. The NumPy code is the reference: ``test/test_ik_backends.py`` checks that
-both backends return the same answers, iteration and restart counts.
+Not covered (the NumPy path handles them): extra tasks, posture, inequality rows, line searches,
+``limit_strategy="pgs"``, a free rotation about a tool axis, a base below moving joints of the
+path. The NumPy code is the reference: ``test/test_ik_backends.py`` checks that both backends
+return the same answers, iteration and restart counts.
 """
 from __future__ import annotations
 
