@@ -283,3 +283,13 @@ def test_a_missing_goal_file_names_the_option(capsys, tmp_path):
     assert code == 2
     assert err == f"pdls-ik track: error: --goals: cannot read '{tmp_path / 'no.csv'}': " \
         'No such file or directory\n'
+
+
+def test_ik_says_when_the_goal_is_beyond_the_reach_of_the_chain(capsys):
+    code, out, _ = _run(capsys, 'ik', 'panda', '--pose', '5', '0', '0.5', '1', '0', '0', '0',
+                        '--timeout', '0.01')
+    assert code == 1 and 'NO SOLUTION' in out
+    assert 'hint: the goal is 5.02 m from panda_link0, beyond the reach of the chain to ' \
+        'panda_link8 (at most 1.32 m)' in out
+    code, out, _ = _run(capsys, 'ik', 'panda', '--pose', '0.4', '0.1', '0.5', '1', '0', '0', '0')
+    assert code == 0 and 'hint' not in out

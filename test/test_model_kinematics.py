@@ -105,3 +105,32 @@ def test_local_jacobian_is_rotated_base_jacobian(real_robot):
     J_local = robot.jacobian(q, tip, local=True)
     np.testing.assert_allclose(J_local[:3], R.T @ J[:3], atol=1e-14)
     np.testing.assert_allclose(J_local[3:], R.T @ J[3:], atol=1e-14)
+
+
+PLANAR_URDF = """<robot name="p">
+  <link name="base"/><link name="l1"/><link name="l2"/><link name="tip"/>
+  <joint name="j1" type="revolute"><parent link="base"/><child link="l1"/><axis xyz="0 0 1"/>
+    <limit lower="-3" upper="3" effort="1" velocity="1"/></joint>
+  <joint name="j2" type="revolute"><parent link="l1"/><child link="l2"/><axis xyz="0 0 1"/>
+    <origin xyz="0.3 0 0"/><limit lower="-3" upper="3" effort="1" velocity="1"/></joint>
+  <joint name="slide" type="prismatic"><parent link="l2"/><child link="tip"/>
+    <axis xyz="1 0 0"/><origin xyz="0.2 0 0"/>
+    <limit lower="-0.05" upper="0.1" effort="1" velocity="1"/></joint>
+</robot>"""
+
+
+def test_reach_bounds_the_distance_to_the_tip_and_is_exact_when_stretched():
+    from pdls_ik.resources import bundled_urdf
+    planar = load_urdf(PLANAR_URDF)
+    # links 0.3 and 0.2 m, the slide out by 0.1 m: stretched, the tip is 0.6 m away
+    assert planar.reach('tip') == pytest.approx(0.6, abs=1e-15)
+    stretched = planar.forward_kinematics([0.0, 0.0, 0.1], 'tip')
+    assert np.linalg.norm(stretched[:3, 3]) == pytest.approx(0.6, abs=1e-15)
+    assert planar.reach('l1') == 0.0 and planar.reach('base', 'tip') == pytest.approx(0.6)
+    rng = np.random.default_rng(3)
+    for name, tip in (('panda', 'panda_link8'), ('ur5', 'ee_link'), ('bimanual', 'l_tool')):
+        robot = load_urdf(bundled_urdf(name))
+        bound = robot.reach(tip)
+        far = max(np.linalg.norm(robot.forward_kinematics(random_q(robot, rng), tip)[:3, 3])
+                  for _ in range(500))
+        assert far <= bound < 2.0 * far + 0.5      # a bound, and not a loose one

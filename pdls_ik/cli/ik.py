@@ -82,4 +82,9 @@ def run(args: argparse.Namespace) -> int:
             print(f'task {name} error: {error:.3g}')
         for note in res.notes:
             print(f'note: {note}')
+        distance = float(np.linalg.norm(pose[:3]))
+        reach = solver.linkage.reach(solver.tip_link, solver.base_link)
+        if not res.success and distance > reach:
+            print(f'hint: the goal is {distance:.3g} m from {solver.base_link}, beyond the reach '
+                  f'of the chain to {solver.tip_link} (at most {reach:.3g} m)')
     return 0 if res.success else 1

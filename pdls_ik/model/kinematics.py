@@ -133,6 +133,8 @@ class Chain:
         common = set(up) & set(down)
         up = [j for j in up if j not in common][::-1]  # LCA → base, downward order
         down = [j for j in down if j not in common][::-1]  # LCA → tip, downward order
+        #: indices in ``joints`` of every joint on the path (LCA → tip, then LCA → base)
+        self.path_joints = down + up
         #: floating/planar joints on the path (held at their origin; Jacobians refused)
         self.passive = [joints[j].name for j in up + down if joints[j].type in PASSIVE_TYPES]
         halves = []

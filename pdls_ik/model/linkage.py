@@ -184,6 +184,25 @@ class Linkage:
                                               self.n)
         return chain
 
+    def reach(self, link: str, base: Optional[str] = None) -> float:
+        """
+        Return an upper bound [m] on the distance between the origins of ``base`` and ``link``.
+
+        Over all q within the limits: the sum of the origin offsets of the joints on the path
+        (a rotation keeps lengths, so the triangle inequality bounds the distance by that sum),
+        plus each prismatic joint's largest travel; inf when a prismatic joint is unbounded.
+
+        :raises LinkError: unknown link.
+        """
+        bound = 0.0
+        for j in self.chain(link, base).path_joints:
+            joint = self.joints[j]
+            bound += float(np.linalg.norm(joint.origin[:3, 3]))
+            if joint.moving and joint.type == 'prismatic':
+                travel = max(abs(self.lower[joint.index]), abs(self.upper[joint.index]))
+                bound += abs(joint.multiplier) * travel + abs(joint.offset)
+        return bound
+
     # --------------------------------------------------------------- kinematics
     def forward_kinematics(self, q: ArrayLike, link: str, base: Optional[str] = None) -> Array:
         """
