@@ -429,7 +429,8 @@ class IKSolver:
             free[fixed_idx] = False
             self._sample_variables = np.flatnonzero(moved)
         self.free = free
-        #: (joint name, near lower, near upper) of the variables the solver moves (clamped_joints)
+        #: (index, joint name, near lower, near upper) of the variables the solver moves
+        #: (clamped_joints)
         self._clamp_rows = [(int(i), self.joint_names[i], near_lower[i], near_upper[i])
                             for i in np.flatnonzero(free)]
         periodic = periodic_variables(linkage)
@@ -624,7 +625,7 @@ class IKSolver:
         """
         Load the compiled kernels of the numba backend now (nothing to do on NumPy).
 
-        A kernel is compiled on its first use on a machine (about 20 s, then cached) and loaded
+        A kernel is compiled on its first use on a machine (20–50 s in all, then cached) and loaded
         from that cache by the first use in a process (about 0.3 s). :meth:`solve` and
         :meth:`track` do it before their clocks start; a node calls this at start so that its
         first goal does not wait.
@@ -652,7 +653,7 @@ class IKSolver:
         :raises InputError: NaN/inf in the goal, zero quaternion, bad shapes, bad seed or timeout.
 
         With the numba backend, the first call of a process first loads the compiled kernel
-        (about 0.3 s; about 20 s once per installation, when numba compiles and caches it),
+        (about 0.3 s; 20–50 s once per installation, when numba compiles and caches it),
         before the clock of ``timeout`` starts.
         """
         if self._kernel is not None:
@@ -747,7 +748,8 @@ class IKSolver:
           machine still makes progress (its status is then "max_time").
 
         The posture (if enabled) takes one null-space step per cycle, at most
-        ``TRACK_POSTURE_SHARE`` of each joint's velocity bound.
+        ``TRACK_POSTURE_SHARE`` of each joint's velocity bound. On the numba backend the cycle
+        runs compiled (:mod:`pdls_ik._accel.pdls_track`, the same cycle to rounding).
 
         :return: :class:`IKResult`: ``success`` tells whether the goal was reached within tolerance
             in this cycle; otherwise ``q`` is the best iterate of the cycle (the arm lags: goal
