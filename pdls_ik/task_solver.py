@@ -103,6 +103,7 @@ class TaskResult:
     :ivar errors: task name → unweighted error at q (m, rad, or the task's unit).
     :ivar level_names, residual_norms: per PDLS level at the end.
     :ivar groups: number of independent problems solved (1 without solve groups).
+    :ivar restarts: local solves restarted from random seeds after a failure.
     """
 
     q: Array
@@ -114,6 +115,7 @@ class TaskResult:
     level_names: List[str] = field(default_factory=list)
     residual_norms: List[float] = field(default_factory=list)
     groups: int = 1
+    restarts: int = 0
 
 
 class TaskProblem:
@@ -188,7 +190,11 @@ class TaskSolver:
     :param linkage: a :class:`~pdls_ik.model.Linkage` or a
         :class:`~pdls_ik.model.floating.FloatingBase`.
     :param tasks: the tasks (any kinds); at least one non-posture task.
-    :param config: :class:`IKConfig` for ``max_iterations``, ``max_step``, ``damping``.
+    :param config: :class:`IKConfig` for ``max_iterations``, ``max_step``, ``damping``; and
+        ``random_restarts``, ``timeout``, ``random_seed``: a solve whose required tasks are not
+        all met restarts from random in-limit joint values (the floating root keeps the seed's)
+        at least once and until the timeout, and returns the best attempt (as IKSolver: e.g. a
+        loop closure started from a stretched, singular configuration).
     :param options: :class:`~pdls_ik.pdls.PDLSOptions` overriding those (e.g. ``limit_strategy``).
     :param fixed_joints: joint names the solver must not move.
     :param solve_groups: split into independent problems when the tasks allow it.
@@ -217,6 +223,12 @@ class TaskSolver:
                                    linkage.integrate_theta if self.floating else None)
         self.level_names = self.problem.stack.names
         self.solve_groups = bool(solve_groups)
+        self.restart_budget = (cfg.random_restarts, cfg.timeout, cfg.random_seed)
+        # variables a restart samples: the free joints (the floating root keeps the seed's)
+        sampled = free.copy()
+        if self.floating:
+            sampled[:6] = False
+        self._sampled = np.flatnonzero(sampled)
 
     def _seed(self, seed) -> Array:
         """Solver coordinates θ (n,) of the seed: clipped into limits, angles wrapped."""
@@ -248,6 +260,40 @@ class TaskSolver:
         """
         t0 = time.perf_counter()
         theta0 = self._seed(seed)
+        attempt = self._attempt(theta0)
+        best, iterations, restarts = attempt, attempt[4], 0
+        restart, timeout, random_seed = self.restart_budget
+        rng = np.random.default_rng(random_seed) if restart else None
+        while not best[1] and restart and (restarts == 0 or
+                                           time.perf_counter() - t0 < timeout):
+            start = theta0.copy()
+            lo, up = self.lower[self._sampled], self.upper[self._sampled]
+            start[self._sampled] = rng.uniform(np.where(np.isfinite(lo), lo, -np.pi),
+                                               np.where(np.isfinite(up), up, np.pi))
+            attempt = self._attempt(start)
+            iterations += attempt[4]
+            restarts += 1
+            if attempt[1] or attempt[0] < best[0]:
+                best = attempt
+        _, ok, theta, status, _, ngroups, levels, errs = best
+        q = self.linkage.to_q(theta) if self.floating else theta
+        return TaskResult(q=q, success=bool(ok),
+                          status='converged' if ok else (status if status != 'converged'
+                                                         else 'not_converged'),
+                          iterations=iterations, solve_time=time.perf_counter() - t0,
+                          errors={k: v[0] for k, v in errs.items()},
+                          level_names=list(self.level_names),
+                          residual_norms=list(PreparedLevels(levels, self.n).norms),
+                          groups=ngroups, restarts=restarts)
+
+    def _attempt(self, theta0: Array) -> Tuple:
+        """
+        One local solve from θ0 (n,), with its verdict.
+
+        Returns (key, success, θ, status, iterations, groups, levels, task errors); key ranks
+        failed attempts: per level, the residual norm floored at its tolerance, highest first
+        (the best iterate's order of :func:`pdls_ik.pdls.solve`).
+        """
         if self.solve_groups:
             from pdls_ik.solve_groups import solve_grouped
             theta, status, iterations, ngroups = solve_grouped(self, theta0)
@@ -261,12 +307,7 @@ class TaskSolver:
         errs = self.problem.task_errors(levels)
         ok = all(errs[t.name][1] for t in self.tasks if not getattr(t, 'optional', False)
                  and t.kind != 'posture')
-        q = self.linkage.to_q(theta) if self.floating else theta
-        return TaskResult(q=q, success=bool(ok),
-                          status='converged' if ok else (status if status != 'converged'
-                                                         else 'not_converged'),
-                          iterations=iterations, solve_time=time.perf_counter() - t0,
-                          errors={k: v[0] for k, v in errs.items()},
-                          level_names=list(self.level_names),
-                          residual_norms=list(PreparedLevels(levels, self.n).norms),
-                          groups=ngroups)
+        norms = PreparedLevels(levels, self.n).norms
+        key = tuple(max(v, t if t is not None else 1e-10)
+                    for v, t in zip(norms, self.problem.tolerances))
+        return key, bool(ok), theta, status, iterations, ngroups, levels, errs

@@ -86,6 +86,29 @@ def test_driving_the_crank_moves_the_passive_joints(fourbar):
         assert np.abs(((q[1:] - ref) + math.pi) % (2 * math.pi) - math.pi).max() < 1e-8
 
 
+def test_a_stretched_singular_start_is_left_by_a_random_restart(fourbar):
+    """
+    Start with all joints at 0, the linkage stretched: a local solve stalls at once.
+
+    The closure residual lies along the links, orthogonal to every Jacobian column; a restart
+    from a random in-limit seed assembles the loop (an assembly of the closed form, crank at 0).
+    """
+    robot, (closure, crank) = fourbar
+    crank.values[:] = 0.0
+    single = TaskSolver(robot, [closure, crank],
+                        config=IKConfig(max_iterations=200, random_restarts=False))
+    stuck = single.solve(np.zeros(3))
+    assert not stuck.success and stuck.status == 'stalled' and stuck.restarts == 0
+    res = TaskSolver(robot, [closure, crank], config=IKConfig(max_iterations=200)).solve(
+        np.zeros(3))
+    assert res.success and res.status == 'converged' and res.restarts >= 1
+    assert closure.errors(res.q)[0] < 1e-9 and res.q[0] == pytest.approx(0.0, abs=1e-12)
+    branches = [_fourbar_b(0.0, 1.0), _fourbar_b(0.0, -1.0)]
+    wrapped = [np.abs(((res.q[1:] - b) + math.pi) % (2 * math.pi) - math.pi).max()
+               for b in branches]
+    assert min(wrapped) < 1e-8
+
+
 def test_closure_jacobian_matches_finite_differences():
     bimanual = load_urdf(REPO / 'urdf' / 'bimanual.urdf')
     q = random_q(bimanual, np.random.default_rng(0))
