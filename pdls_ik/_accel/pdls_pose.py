@@ -39,7 +39,8 @@ from typing import List, NamedTuple, Tuple
 import numba
 import numpy as np
 from pdls_ik._accel.dls import _pose_jacobian, _residual, _turned
-from pdls_ik._accel.step import adapt_step_size, levels_step, step_work
+from pdls_ik._accel.step import (adapt_step_size, improves_best, levels_step, lock_arrays,
+                                 locks_held, reset_basis, step_work)
 
 #: status codes of the kernel; STUCK is the restart monitor's verdict (reported as "stalled")
 CONVERGED, STALLED, MAX_ITERATIONS, MAX_TIME, STUCK = 0, 1, 2, 3, 4
@@ -152,16 +153,13 @@ def solve_local(theta0, target, ch, lower, upper, free, continuous, periodic, wp
     T, P, J6, e6, wk, dtheta, nxt, theta_prev, history, lm, rc, eL = lw
     J, e = J6[:rows], e6[:rows]
     no_posture = np.empty(0)
-    Q = wk[12]
-    Q[:, :] = 0.0              # every local solve starts its SVDs cold: results do not depend
-    for i in range(rows):      # on earlier solves
-        Q[i, i] = 1.0
+    reset_basis(wk[12])        # each local solve starts its SVDs cold (independent of history)
     theta[:] = theta0
     _place(theta, lower, upper, continuous, periodic)
     norm = _evaluate(theta, target, wp, wo, rows, ch, T, J6, P, e6)
     norm_l = lock_residual(theta, lock_idx, lock_values, lock_cont, lock_w, eL)
     best[:] = theta
-    best0, best1 = math.inf, math.inf
+    best_key = np.full(2, math.inf)
     prev0 = -1.0
     clamps = np.full(4, -1.0)           # residual clamps and speed-up caps (lock, pose)
     last_mag, last_applied, have_step = 0.0, math.inf, False
@@ -172,18 +170,11 @@ def solve_local(theta0, target, ch, lower, upper, free, continuous, periodic, wp
     while True:
         metrics[M_NORM], metrics[M_LOCK_NORM] = norm, norm_l
         metrics[M_POS], metrics[M_ORI] = _errors(e6, wp, wo, rows)
-        # levels in priority order, each floored at its tolerance: (lock, pose) or (pose,)
-        k0 = max(norm_l if L else norm, residual_tol)
-        k1 = max(norm, residual_tol) if L else 0.0
-        if k0 < best0 or (k0 == best0 and k1 < best1):
+        if improves_best(norm_l, norm, L > 0, residual_tol, best_key):
             best[:] = theta
-            best0, best1 = k0, k1
-        if metrics[M_POS] <= tol_p and metrics[M_ORI] <= tol_o:
-            held = True
-            for i in range(L):
-                held = held and abs(eL[i]) <= lock_tol * lock_w
-            if held:
-                return CONVERGED, iteration
+        if metrics[M_POS] <= tol_p and metrics[M_ORI] <= tol_o and \
+                locks_held(eL, lock_tol * lock_w):
+            return CONVERGED, iteration
         elif window > 0:        # the restart monitor, on the pose residual
             history[h] = norm
             h += 1
@@ -352,12 +343,7 @@ class PoseKernel:
         self.rows = 3 if position_only else 6
         self.weights = (config.position_weight, config.orientation_weight)
         self.tolerances = (config.position_tolerance, config.orientation_tolerance)
-        if locks is None:
-            lock = (np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0, dtype=np.bool_), 1.0)
-        else:
-            idx = np.asarray(locks.indices, dtype=np.int64)
-            lock = (idx, np.asarray(locks.values, dtype=float), c.continuous[idx],
-                    float(locks.weight))
+        lock = lock_arrays(locks, c.continuous)
         #: levels: 2 with joint locks (locks > pose), else 1
         self.levels = 1 if locks is None else 2
         monitor = tuple(monitor) if config.random_restarts else (0, 1.0)

@@ -37,8 +37,8 @@ import numba
 import numpy as np
 from pdls_ik._accel.pdls_pose import (_errors, _evaluate, _now, CONVERGED, lock_residual,
                                       MAX_ITERATIONS, STALLED, STATUS_NAMES)
-from pdls_ik._accel.step import (adapt_step_size, exactly_inside, levels_step, pgs_box_step,
-                                 step_work)
+from pdls_ik._accel.step import (adapt_step_size, exactly_inside, improves_best, levels_step,
+                                 lock_arrays, locks_held, pgs_box_step, reset_basis, step_work)
 
 #: PDLSOptions defaults of the box-constrained step (pgs_level_weight, pgs_max_iterations,
 #: pgs_tol; asserted by the tests)
@@ -84,10 +84,7 @@ def track_cycle(q, target, ch, lower, upper, lo, up, free, wp, wo, rows, tol_p, 
     J, e = J6[:rows], e6[:rows]
     wk = step_work(rows, n, L)
     lm, no_periodic = np.zeros((2, 3)), np.zeros(n, dtype=np.bool_)
-    Q = wk[12]
-    Q[:, :] = 0.0
-    for i in range(Q.shape[0]):
-        Q[i, i] = 1.0
+    reset_basis(wk[12])
     dtheta, nxt, theta_prev, best = np.empty(n), np.empty(n), np.empty(n), np.empty(n)
     rc = np.zeros(2, dtype=np.bool_)
     no_posture = np.empty(0)
@@ -140,12 +137,10 @@ def track_cycle(q, target, ch, lower, upper, lo, up, free, wp, wo, rows, tol_p, 
         else:
             shift[:] = 0.0
         norm = _shifted(theta, target, wp, wo, rows, ch, T, J6, P, e6, shift)
-    for i in range(Q.shape[0]):       # the cycle's own SVDs start cold, as the first one did
-        for j in range(Q.shape[1]):
-            Q[i, j] = 1.0 if i == j else 0.0
+    reset_basis(wk[12])               # the cycle's own SVDs start cold, as the first one did
     posture = np.empty(n if posture_w > 0.0 else 0)
     best[:] = theta
-    best0, best1 = math.inf, math.inf
+    best_key = np.full(2, math.inf)
     prev0 = -1.0
     clamps = np.full(4, -1.0)           # residual clamps and speed-up caps (lock, pose)
     last_mag, last_applied, have_step = 0.0, math.inf, False
@@ -154,22 +149,13 @@ def track_cycle(q, target, ch, lower, upper, lo, up, free, wp, wo, rows, tol_p, 
     iteration, passes = 0, 0
     metrics[T_STEPPED] = 0.0
     while True:
-        # levels in priority order, each floored at its tolerance: (lock, pose) or (pose,)
-        k0 = max(norm_l if L else norm, residual_tol)
-        k1 = max(norm, residual_tol) if L else 0.0
-        if k0 < best0 or (k0 == best0 and k1 < best1):
+        if improves_best(norm_l, norm, L > 0, residual_tol, best_key):
             best[:] = theta
-            best0, best1 = k0, k1
         passes += 1
         pos, ori = _errors(e6, wp, wo, rows)
-        if pos <= tol_p and ori <= tol_o:
-            held = True
-            for i in range(L):
-                if abs(eL[i]) > lock_tol * lock_w:
-                    held = False
-            if held:
-                status = CONVERGED
-                break
+        if pos <= tol_p and ori <= tol_o and locks_held(eL, lock_tol * lock_w):
+            status = CONVERGED
+            break
         if shifted and (pinned or passes > min_iterations):
             status = CONVERGED           # the intermediate target: a waypoint, close enough
             break
@@ -251,12 +237,7 @@ class TrackKernel:
                    c.select)
         self.n = c.lower.shape[0]
         continuous = np.asarray(linkage.continuous, dtype=np.bool_)
-        if locks is None:
-            lock = (np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0, dtype=np.bool_), 1.0)
-        else:
-            idx = np.asarray(locks.indices, dtype=np.int64)
-            lock = (idx, np.asarray(locks.values, dtype=float), continuous[idx],
-                    float(locks.weight))
+        lock = lock_arrays(locks, continuous)
         if posture is None:
             pose = (np.zeros(self.n), 0.0, continuous)
         else:

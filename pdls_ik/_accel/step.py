@@ -399,3 +399,50 @@ def adapt_step_size(clamps, last_mag, tmax, diverging, locked, last_lock, last_p
             if clamps[k] >= 0.0 and res_clamped[k]:
                 grown = clamps[k] * 1.5
                 clamps[k] = grown if clamps[2 + k] < 0.0 else min(grown, clamps[2 + k])
+
+
+def lock_arrays(locks, continuous):
+    """
+    Return the kernels' lock level arguments (indices (L,), values (L,), continuous (L,), weight).
+
+    :param locks: a :class:`pdls_ik.tasks.JointLockTask` or None (L = 0, weight 1).
+    :param continuous: (n,) bool, the continuous joints (their lock error wraps).
+    """
+    if locks is None:
+        return np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0, dtype=np.bool_), 1.0
+    idx = np.asarray(locks.indices, dtype=np.int64)
+    return (idx, np.asarray(locks.values, dtype=float),
+            np.asarray(continuous, dtype=np.bool_)[idx], float(locks.weight))
+
+
+@numba.njit(cache=True)
+def reset_basis(Q):
+    """Set Q (m, m) to the identity: the next SVD starts cold (results independent of history)."""
+    Q[:, :] = 0.0
+    for i in range(Q.shape[0]):
+        Q[i, i] = 1.0
+
+
+@numba.njit(cache=True)
+def locks_held(eL, tol):
+    """Tell whether every weighted lock residual eL (L,) is within tol (True when L = 0)."""
+    for i in range(eL.shape[0]):
+        if abs(eL[i]) > tol:
+            return False
+    return True
+
+
+@numba.njit(cache=True)
+def improves_best(norm_lock, norm_pose, locked, residual_tol, best_key):
+    """
+    Tell whether the levels' norms beat best_key (2,), updating it (the PDLS best iterate).
+
+    Levels in priority order (lock, pose), or the pose alone when not ``locked``, each norm
+    floored at residual_tol, compared lexicographically as :func:`pdls_ik.pdls.solve` does.
+    """
+    k0 = max(norm_lock if locked else norm_pose, residual_tol)
+    k1 = max(norm_pose, residual_tol) if locked else 0.0
+    if k0 < best_key[0] or (k0 == best_key[0] and k1 < best_key[1]):
+        best_key[0], best_key[1] = k0, k1
+        return True
+    return False
