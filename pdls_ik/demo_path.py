@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 import math
-from typing import Dict, Optional, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -85,37 +85,44 @@ PRESETS: Dict[str, dict] = {
 
 
 def default_path(linkage, tip: str, base: Optional[str] = None, period: float = 5.0,
-                 robot_name: Optional[str] = None) -> Tuple[FigureEight, Array]:
+                 robot_name: Optional[str] = None, position_only: bool = False,
+                 home: Optional[Array] = None, scale: float = 1.0) -> Tuple[FigureEight, Array]:
     """
     Return the demo path for a robot and the home configuration q (n,) it starts from.
 
-    Bundled robots use their :data:`PRESETS`. Any other robot starts at :func:`dexterous_home`,
-    with a path of 20 % × 10 % of the base-to-tip distance at home and swings of 0.2 rad; its
-    feasibility depends on the robot, and the summary says how well it was tracked.
+    Bundled robots use their :data:`PRESETS`. Any other robot starts at :func:`dexterous_home`
+    (or ``home``), with a path of 20 % × 10 % of the base-to-tip distance at home and swings of
+    0.2 rad, all times ``scale``. :func:`trackable_path` checks a path before a run.
     """
     preset = PRESETS.get(robot_name or '')
-    if preset is not None and len(preset['home']) <= linkage.n:
+    if home is None and preset is not None and len(preset['home']) <= linkage.n:
         home = middle_of_limits(linkage.lower, linkage.upper)
         home[:len(preset['home'])] = preset['home']
         center = linkage.forward_kinematics(home, tip, base)
-        return FigureEight(center, period=period, **preset['path']), home
-    home = dexterous_home(linkage, tip, base)
+        size = {k: scale * v for k, v in preset['path'].items()}
+        return FigureEight(center, period=period, **size), home
+    if home is None:
+        home = dexterous_home(linkage, tip, base, position_only=position_only)
     center = linkage.forward_kinematics(home, tip, base)
     reach = max(float(np.linalg.norm(center[:3, 3])), 0.1)
-    return FigureEight(center, width=0.2 * reach, height=0.1 * reach, depth=0.02 * reach,
-                       period=period, roll=0.2, pitch=0.1, yaw=0.2), home
+    return FigureEight(center, width=0.2 * reach * scale, height=0.1 * reach * scale,
+                       depth=0.02 * reach * scale, period=period, roll=0.2 * scale,
+                       pitch=0.1 * scale, yaw=0.2 * scale), home
 
 
-def dexterous_home(linkage, tip: str, base: Optional[str] = None, candidates: int = 64,
-                   margin: float = 0.25) -> Array:
+def dexterous_homes(linkage, tip: str, base: Optional[str] = None, candidates: int = 64,
+                    margin: float = 0.25, position_only: bool = False) -> List[Array]:
     """
-    Return a home configuration (n,) away from singularities and joint limits, reproducibly.
+    Return home configurations (n,) ranked from the best conditioned, reproducibly.
 
-    Among the middle of the joint limits and ``candidates`` configurations drawn (seeded
-    generator) from the middle ``1 − 2·margin`` of each joint's range (continuous joints:
-    [−π, π)), the one whose tip Jacobian (6, n) has the largest smallest singular value. The
-    middle of the limits alone is often a stretched, singular arm (the UR5's zero
-    configuration, for instance).
+    The middle of the joint limits and ``candidates`` configurations drawn (seeded generator)
+    from the middle ``1 − 2·margin`` of each joint's range (continuous joints: [−π, π)), ranked
+    by the k-th singular value of the tip Jacobian's task rows (position rows alone when
+    ``position_only``), k = min(task rows, moving joints of the chain): the smallest singular
+    value of the chain's own Jacobian. The scores are rounded to 4 significant digits and ties
+    keep the draw order, so that the ranking does not hang on rounding differences between
+    LAPACK builds. The middle of the limits alone is often a stretched, singular arm (the UR5's
+    zero configuration, for instance).
     """
     lower, upper = np.asarray(linkage.lower, float), np.asarray(linkage.upper, float)
     lo = np.where(np.isfinite(lower), lower, -math.pi)
@@ -124,9 +131,73 @@ def dexterous_home(linkage, tip: str, base: Optional[str] = None, candidates: in
     rng = np.random.default_rng(0)
     draws = rng.uniform(lo + margin * (hi - lo), hi - margin * (hi - lo),
                         size=(candidates, linkage.n))
-    best, best_sigma = middle, -1.0
-    for q in [middle, *draws]:
-        sigma = np.linalg.svd(linkage.jacobian(q, tip, base), compute_uv=False)[-1]
-        if sigma > best_sigma:
-            best, best_sigma = q, sigma
-    return best
+    configurations = [middle, *draws]
+    rows = slice(0, 3) if position_only else slice(0, 6)
+    scores = []
+    for q in configurations:
+        J = linkage.jacobian(q, tip, base)[rows]
+        moving = int(np.count_nonzero(np.abs(J).sum(axis=0) > 0.0))
+        sigma = np.linalg.svd(J, compute_uv=False)
+        k = min(J.shape[0], moving)
+        scores.append(float(f'{sigma[k - 1]:.4g}') if k > 0 else 0.0)
+    order = sorted(range(len(configurations)), key=lambda i: -scores[i])     # stable: ties
+    return [configurations[i] for i in order]                              # keep draw order
+
+
+def dexterous_home(linkage, tip: str, base: Optional[str] = None, candidates: int = 64,
+                   margin: float = 0.25, position_only: bool = False) -> Array:
+    """Return the best conditioned home configuration (n,), first of :func:`dexterous_homes`."""
+    return dexterous_homes(linkage, tip, base, candidates, margin, position_only)[0]
+
+
+#: path sizes tried by :func:`trackable_path`, largest first (fractions of the default size)
+PATH_SCALES = (1.0, 0.5, 0.25, 0.1)
+#: home configurations tried by :func:`trackable_path` (best conditioned first)
+HOMES_TRIED = 4
+
+
+def trackable_path(solver, rate: float, duration: float, period: float = 5.0,
+                   robot_name: Optional[str] = None,
+                   homes: Optional[Sequence[Array]] = None) -> Tuple[FigureEight, Array, str]:
+    """
+    Return a demo path, its home (n,) and a note, checked to be trackable before the run.
+
+    Tries the preset (bundled robots) or the :data:`HOMES_TRIED` best conditioned homes of
+    :func:`dexterous_homes` (or ``homes``), each at the sizes :data:`PATH_SCALES`, and returns
+    the first whose path ``solver`` (an :class:`pdls_ik.IKSolver`) tracks at ``rate`` [Hz] over
+    min(duration, 2 periods) with every cycle reaching its goal: within tolerance, within the
+    joint limits and each joint's velocity limit × velocity_scaling (the cycle's bounds). The
+    check runs the same deterministic tracking cycles as the run itself (their iteration
+    budgets, not the clock, bound them). When nothing passes, the smallest path from the best
+    home is returned and the note says so.
+    """
+    linkage, tip, base = solver.linkage, solver.tip_link, solver.base_link
+    position_only = bool(solver.config.position_only)
+    if homes is None:
+        preset = PRESETS.get(robot_name or '')
+        homes = [None] if preset is not None and len(preset['home']) <= linkage.n else \
+            dexterous_homes(linkage, tip, base, position_only=position_only)[:HOMES_TRIED]
+    dt = 1.0 / rate
+    cycles = max(1, int(round(min(duration, 2.0 * period) * rate)))
+    for k, home in enumerate(homes):
+        for scale in PATH_SCALES:
+            path, q0 = default_path(linkage, tip, base, period, robot_name, position_only,
+                                    home, scale)
+            if _tracks(solver, path, q0, dt, cycles):
+                start = 'preset home' if home is None else f'home {k + 1} of {len(homes)}'
+                return path, q0, (f'demo path: {start}, size x{scale:g}, checked trackable '
+                                  f'at {rate:g} Hz over {cycles * dt:g} s')
+    path, q0 = default_path(linkage, tip, base, period, robot_name, position_only, homes[0],
+                            PATH_SCALES[-1])
+    return path, q0, (f'demo path: no size of the path was trackable from {len(homes)} homes; '
+                      f'running the smallest (x{PATH_SCALES[-1]:g})')
+
+
+def _tracks(solver, path: FigureEight, q0: Array, dt: float, cycles: int) -> bool:
+    q = np.asarray(q0, dtype=float)
+    for k in range(1, cycles + 1):
+        res = solver.track(path.pose(k * dt), q, dt)
+        if not res.success:
+            return False
+        q = res.q
+    return True

@@ -202,17 +202,42 @@ def test_track_with_tasks_file(capsys, tmp_path):
     assert (tmp_path / 'out' / 'track_bag' / 'track_bag.mcap').is_file()
 
 
-@pytest.mark.parametrize('violations, step, last_ok, code', [
-    (0, 0.8, True, 0), (0, 0.8, False, 1), (1, 0.8, True, 1), (0, 1.01, True, 1)])
-def test_tracking_exit_status_reflects_the_whole_run(violations, step, last_ok, code):
-    """0 only when limits and velocity bounds held throughout and the last goal was reached."""
+@pytest.mark.parametrize('violations, step, first_ok, last_ok, goal_times, code', [
+    (0, 0.8, True, True, None, 0), (0, 0.8, False, True, None, 1),
+    (0, 0.8, True, False, None, 1), (1, 0.8, True, True, None, 1),
+    (0, 1.01, True, True, None, 1),
+    # a goal file: each goal must be reached before the next one takes over
+    (0, 0.8, False, True, [0.0], 0), (0, 0.8, False, True, [0.0, 0.015], 1),
+    (0, 0.8, True, True, [0.0, 0.015], 0), (0, 0.8, True, False, [0.0], 1)])
+def test_tracking_exit_status_reflects_the_whole_run(violations, step, first_ok, last_ok,
+                                                     goal_times, code):
+    """0 only when limits and velocity bounds held and every goal was reached in its time."""
     from types import SimpleNamespace
 
     from pdls_ik.cli.tracking import exit_status
-    log = SimpleNamespace(results=[SimpleNamespace(success=False),
-                                   SimpleNamespace(success=last_ok)])
+    log = SimpleNamespace(t=[0.01, 0.02], results=[SimpleNamespace(success=first_ok),
+                                                   SimpleNamespace(success=last_ok)])
     summary = {'joint_limit_violations': violations, 'largest_step_over_velocity_bound': step}
-    assert exit_status(log, summary) == code
+    assert exit_status(log, summary, goal_times) == code
+
+
+def test_demo_exits_1_when_a_cycle_lags(capsys, tmp_path, monkeypatch):
+    """A run whose path the arm cannot follow (here: a tiny velocity scaling) exits 1."""
+    config = tmp_path / 'slow.yaml'
+    config.write_text('pdls_ik_node:\n  ros__parameters:\n    velocity_scaling: 0.01\n')
+    from pdls_ik.cli import demo
+    monkeypatch.setattr(demo, 'trackable_path', lambda solver, rate, duration, robot_name:
+                        (*__import__('pdls_ik.demo_path', fromlist=['default_path'])
+                         .default_path(solver.linkage, solver.tip_link, solver.base_link,
+                                       robot_name='panda'), 'unchecked'))
+    code, out, _ = _run(capsys, 'demo', '--duration', '0.5', '--config', str(config),
+                        '--out', str(tmp_path / 'out'), '--no-progress')
+    assert code == 1 and _lagging(out) > 0
+
+
+def _lagging(out: str) -> int:
+    line = next(line for line in out.splitlines() if line.startswith('lagging cycles'))
+    return int(line.split(':', 1)[1].split()[0])
 
 
 @pytest.mark.parametrize('command', ['ik', 'track', 'demo', 'fk', 'info', 'bench'])
@@ -225,22 +250,41 @@ def test_help_is_plain_text(capsys, command):
     assert '``' not in out and ':meth:' not in out and ':mod:' not in out
 
 
-def test_a_slow_kernel_load_is_explained_once_on_stderr(capsys, monkeypatch):
-    """The first run on a machine compiles the kernels: the user is told, the run goes on."""
-    import time
-
-    from pdls_ik.cli import common
+def test_the_compile_note_shows_only_when_kernels_are_compiled(capsys, monkeypatch):
+    """The note appears when numba must compile, not when a loaded machine is merely slow."""
     from pdls_ik.ik import IKSolver
-    monkeypatch.setattr(common, 'WARM_UP_NOTE_AFTER', 0.05)
-    monkeypatch.setattr(IKSolver, 'warm_up', lambda self: time.sleep(0.3))
+    monkeypatch.setattr(IKSolver, 'kernels_compiled', property(lambda self: False))
     code, out, err = _run(capsys, 'ik', 'panda', '--pose', '0.4', '0.1', '0.5', '1', '0', '0',
                           '0')
     assert code == 0 and 'panda_joint1' in out
     assert err.count('compiling the solver kernels') == 1
-    monkeypatch.setattr(IKSolver, 'warm_up', lambda self: None)     # a quick load: no note
+    monkeypatch.setattr(IKSolver, 'kernels_compiled', property(lambda self: True))
     code, out, err = _run(capsys, 'ik', 'panda', '--pose', '0.4', '0.1', '0.5', '1', '0', '0',
                           '0')
     assert code == 0 and 'compiling' not in err
+
+
+def test_no_compile_note_before_an_input_error(capsys, monkeypatch):
+    from pdls_ik.ik import IKSolver
+    monkeypatch.setattr(IKSolver, 'kernels_compiled', property(lambda self: False))
+    code, _, err = _run(capsys, 'ik', 'panda', '--pose', 'nan', '0.1', '0.5', '1', '0', '0', '0')
+    assert code == 2 and 'compiling' not in err and len(err.strip().splitlines()) == 1
+
+
+def test_kernels_compiled_reads_numba_s_cache():
+    """After a warm-up the kernels are loaded; the cache index of the pose kernel exists."""
+    from pdls_ik._accel import available, in_cache
+    from pdls_ik.ik import IKSolver
+    from pdls_ik.model import load_urdf
+    from pdls_ik.resources import bundled_urdf
+    if not available():
+        pytest.skip('numba is not installed')
+    from pdls_ik._accel.pdls_pose import pose_errors, solve_restarts
+    solver = IKSolver(load_urdf(bundled_urdf('panda')), 'panda_link8')
+    solver.warm_up()
+    assert solver.kernels_compiled
+    assert in_cache(solve_restarts, pose_errors)
+    assert not in_cache(object())           # not a numba function: not cached
 
 
 @pytest.mark.parametrize('extra, fragment', [

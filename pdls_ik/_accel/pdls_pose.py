@@ -38,6 +38,7 @@ from typing import List, NamedTuple, Tuple
 
 import numba
 import numpy as np
+from pdls_ik._accel import in_cache
 from pdls_ik._accel.dls import _pose_jacobian, _residual, _turned
 from pdls_ik._accel.step import (adapt_step_size, improves_best, levels_step, lock_arrays,
                                  locks_held, reset_basis, step_work)
@@ -138,14 +139,15 @@ def lock_residual(q, lock_idx, lock_values, lock_cont, w, out):
 @numba.njit(cache=True)
 def solve_local(theta0, target, ch, lower, upper, free, continuous, periodic, wp, wo, rows,
                 tol_p, tol_o, lock_idx, lock_values, lock_cont, lock_w, lock_tol, lam_fixed, tmax,
-                svd_tol, residual_tol, max_iterations, window, ratio, deadline, theta, best,
-                metrics, lw):
+                svd_tol, residual_tol, max_iterations, window, ratio, deadline, min_iterations,
+                theta, best, metrics, lw):
     """
     Run one PDLS local solve from theta0 (n,).
 
     As :func:`pdls_ik.pdls.solve` with IKSolver's problem and options: the levels joint locks
     (``lock_idx`` (L,) held at ``lock_values`` with weight ``lock_w``, met within lock_tol · w;
-    L = 0: none) > pose. Fills theta (n,) and the best iterate best (n,); metrics (``M_*``): per
+    L = 0: none) > pose. The clock (``deadline``) is read only once ``min_iterations`` are done.
+    Fills theta (n,) and the best iterate best (n,); metrics (``M_*``): per
     level ‖e‖ at theta and λ, rank and σ_min of the last step, pose errors at theta; lw:
     :func:`_local_work`. Returns (status code, iterations).
     """
@@ -192,8 +194,8 @@ def solve_local(theta0, target, ch, lower, upper, free, continuous, periodic, wp
             return STALLED, iteration
         if iteration >= max_iterations:
             return MAX_ITERATIONS, iteration
-        if (iteration & 3) == 0 and _now() >= deadline:    # the clock costs ~1 µs: every
-            return MAX_TIME, iteration                    # 4th iteration (~40 µs apart)
+        if iteration >= min_iterations and (iteration & 3) == 0 and _now() >= deadline:
+            return MAX_TIME, iteration      # the clock costs ~1 µs: every 4th iteration
         if have_step:
             adapt_step_size(clamps, last_mag, tmax, diverging, L > 0, last_l, last_p, rc,
                             residual_tol)
@@ -240,7 +242,8 @@ def _pose_errors_into(q, target, ch, rows, T, P, J6, e6):
 
 
 @numba.njit(cache=True)
-def solve_restarts(start, use_start, seeds, chain_idx, first, deadline, restart, target, ch,
+def solve_restarts(start, use_start, seeds, chain_idx, first, deadline, min_iterations, restart,
+                   target, ch,
                    lower, upper, free, continuous, periodic, wp, wo, rows, tol_p, tol_o,
                    lock_idx, lock_values, lock_cont, lock_w, lock_tol, lam_fixed, tmax, svd_tol,
                    residual_tol, max_iterations, window, ratio, best_q, metrics):
@@ -249,7 +252,9 @@ def solve_restarts(start, use_start, seeds, chain_idx, first, deadline, restart,
 
     A local solve from start (if use_start), then from start with its chain variables chain_idx
     replaced by the rows first, first + 1, ... of seeds (the random restart table), while
-    unconverged, ``restart`` is set and ``deadline`` (perf_counter seconds) is not passed.
+    unconverged, ``restart`` is set and ``deadline`` (perf_counter seconds) is not passed. The
+    first local solve of the call runs at least ``min_iterations`` iterations (unless it ends
+    first), however late the clock is.
 
     Fills best_q (n,) with the attempt of smallest weighted pose error, metrics with its
     metrics (see :func:`solve_local`); returns (its status code, iterations, local solves run
@@ -271,8 +276,9 @@ def solve_restarts(start, use_start, seeds, chain_idx, first, deadline, restart,
         status, its = solve_local(q0, target, ch, lower, upper, free, continuous, periodic, wp,
                                   wo, rows, tol_p, tol_o, lock_idx, lock_values, lock_cont,
                                   lock_w, lock_tol, lam_fixed, tmax, svd_tol, residual_tol,
-                                  max_iterations, window, ratio, deadline, theta, best, local,
-                                  lw)
+                                  max_iterations, window, ratio, deadline, min_iterations,
+                                  theta, best, local, lw)
+        min_iterations = 0
         iterations += its
         if status == CONVERGED or status == STUCK:
             pos, ori = local[M_POS], local[M_ORI]
@@ -357,6 +363,11 @@ class PoseKernel:
         self.target = np.eye(4)
         self.ready = False
 
+    @property
+    def compiled(self) -> bool:
+        """Whether :meth:`load` has nothing to compile (loaded, or in numba's cache)."""
+        return self.ready or in_cache(solve_restarts, pose_errors)
+
     def load(self) -> None:
         """
         Compile the kernel, or load it from numba's cache, by one tiny solve.
@@ -369,7 +380,7 @@ class PoseKernel:
             n = self.limits[0].shape[0]
             start = np.clip(np.zeros(n), self.limits[0], self.limits[1])
             solve_restarts(start, True, np.zeros((1, self.chain_idx.size)), self.chain_idx, 0,
-                           0.0, False, np.eye(4), *self._constants, np.empty(n),
+                           0.0, 0, False, np.eye(4), *self._constants, np.empty(n),
                            np.zeros(M_SIZE))
             pose_errors(start, np.eye(4), self.ch, self.rows)
             self.ready = True
@@ -380,15 +391,16 @@ class PoseKernel:
         return self.target
 
     def solve(self, frame, start: np.ndarray, use_start: bool, first: int, seeds: np.ndarray,
-              deadline: float, restart: bool) -> Attempt:
+              deadline: float, min_iterations: int, restart: bool) -> Attempt:
         """
         Solve toward the goal of ``frame`` (a FrameTask) by :func:`solve_restarts`.
 
-        Local solves from start (if use_start), then from the seed rows first, first + 1, ...
+        Local solves from start (if use_start), then from the seed rows first, first + 1, ...;
+        the first runs at least ``min_iterations`` before the clock may stop it.
         """
         q, metrics = np.empty(start.shape[0]), np.zeros(M_SIZE)
         status, iterations, runs = solve_restarts(
-            start, use_start, seeds, self.chain_idx, first, deadline, restart,
+            start, use_start, seeds, self.chain_idx, first, deadline, min_iterations, restart,
             self._target(frame), *self._constants, q, metrics)
         m = metrics.tolist()
         pos, ori = m[M_POS], m[M_ORI]

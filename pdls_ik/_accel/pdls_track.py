@@ -35,6 +35,7 @@ import math
 
 import numba
 import numpy as np
+from pdls_ik._accel import in_cache
 from pdls_ik._accel.pdls_pose import (_errors, _evaluate, _now, CONVERGED, lock_residual,
                                       MAX_ITERATIONS, STALLED, STATUS_NAMES)
 from pdls_ik._accel.step import (adapt_step_size, exactly_inside, improves_best, levels_step,
@@ -255,6 +256,11 @@ class TrackKernel:
                         config.tracking_max_iterations)
         self.target = np.eye(4)
         self.ready = False
+
+    @property
+    def compiled(self) -> bool:
+        """Whether :meth:`load` has nothing to compile (loaded, or in numba's cache)."""
+        return self.ready or in_cache(track_cycle)
 
     def load(self) -> None:
         """Compile the kernel, or load it from numba's cache, by one tiny cycle."""

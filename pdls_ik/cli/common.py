@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 import sys
-import threading
 from typing import Optional
 
 from pdls_ik.config import IKConfig, load_config
@@ -62,9 +61,7 @@ def make_solver(urdf: str, tip: Optional[str], base: Optional[str],
     if not tip:
         raise ConfigError("parameter 'tip_link': give --tip LINK (no default for this robot)")
     overrides = {k: v for k, v in overrides.items() if v is not None}
-    solver = IKSolver(robot, tip, base or None, config=config, extra_tasks=tasks, **overrides)
-    warm_up(solver)
-    return solver
+    return IKSolver(robot, tip, base or None, config=config, extra_tasks=tasks, **overrides)
 
 
 def output_folder(path: str, option: str = '--out') -> Path:
@@ -84,23 +81,15 @@ def output_folder(path: str, option: str = '--out') -> Path:
     return out
 
 
-#: seconds :meth:`IKSolver.warm_up` may take before the user is told why
-WARM_UP_NOTE_AFTER = 1.0
-
-
 def warm_up(solver: IKSolver) -> None:
     """
     Load the solver's compiled kernels before any timed work, saying why when it takes long.
 
     The first run on a machine compiles them (numba, tens of seconds, then cached): a one-line
-    note goes to stderr once the loading has taken :data:`WARM_UP_NOTE_AFTER` seconds.
+    note goes to stderr then, and only then (:attr:`IKSolver.kernels_compiled`). Commands call
+    this after checking their inputs, so that no note comes before a one-line input error.
     """
-    note = threading.Timer(WARM_UP_NOTE_AFTER, lambda: print(
-        'pdls-ik: compiling the solver kernels (numba, once per installation: about 20-50 s; '
-        'cached for later runs)', file=sys.stderr, flush=True))
-    note.daemon = True
-    note.start()
-    try:
-        solver.warm_up()
-    finally:
-        note.cancel()
+    if not solver.kernels_compiled:
+        print('pdls-ik: compiling the solver kernels (numba, once per installation: about '
+              '20-50 s; cached for later runs)', file=sys.stderr, flush=True)
+    solver.warm_up()

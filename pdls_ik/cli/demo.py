@@ -28,10 +28,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from pdls_ik.cli.common import add_robot_arguments, make_solver, output_folder
-from pdls_ik.cli.tracking import (exit_status, print_summary, run_tracking, summarize,
-                                  wall_start_ns, write_bag)
-from pdls_ik.demo_path import default_path
+from pdls_ik.cli.common import add_robot_arguments, make_solver, output_folder, warm_up
+from pdls_ik.cli.tracking import (exit_status, OFFLINE_TRACKING_TIMEOUT, print_summary,
+                                  run_tracking, summarize, wall_start_ns, write_bag)
+from pdls_ik.demo_path import trackable_path
 from pdls_ik.errors import InputError
 from pdls_ik.plot import plot_tracking
 
@@ -42,9 +42,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         'demo', help='track a figure-eight goal path; write a bag, a plot and a summary',
         description='Tracking demo: the robot (default: the bundled Panda) follows a '
                     'figure-eight with changing orientation; writes OUT/demo_bag (a ROS 2 '
-                    'bag) and OUT/demo.png. Exit status: 0 when every joint stayed within its '
-                    'limits and velocity bound and the last goal was reached, 1 otherwise, 2 '
-                    'on bad input.')
+                    'bag) and OUT/demo.png. Exit status: 0 when every cycle reached its goal '
+                    'within tolerance and every joint stayed within its limits and velocity '
+                    'bound, 1 otherwise, 2 on bad input.')
     parser.add_argument('--urdf', default='panda', help='URDF file or bundled robot name '
                                                         '(default: panda)')
     add_robot_arguments(parser, urdf_positional=False)
@@ -58,23 +58,25 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run the tracking demo; return 0 ok, 1 limits/velocity violated or last goal missed."""
+    """Run the tracking demo; return 0 ok, 1 a cycle lagged or a limit was violated."""
     if not 0.0 < args.duration <= 3600.0:
         raise InputError(f'--duration: {args.duration} must be in (0, 3600] seconds')
     if not 0.0 < args.rate <= 10000.0:
         raise InputError(f'--rate: {args.rate} must be in (0, 10000] Hz')
     out = output_folder(args.out)
     solver = make_solver(args.urdf, args.tip, args.base, args.config, args.tasks,
-                         tracking_rate=args.rate)
+                         tracking_rate=args.rate, tracking_timeout=OFFLINE_TRACKING_TIMEOUT)
     dof = solver.chain_variables.size
     if dof < 6 and not solver.config.position_only:
         print(f'note: {dof} joints from {solver.base_link} to {solver.tip_link} cannot follow '
               f'a full pose path; tracking the position only (position_only: true)')
         solver = make_solver(args.urdf, args.tip, args.base, args.config, args.tasks,
-                             tracking_rate=args.rate, position_only=True)
+                             tracking_rate=args.rate, tracking_timeout=OFFLINE_TRACKING_TIMEOUT,
+                             position_only=True)
+    warm_up(solver)
     robot_name = Path(str(args.urdf)).stem if not Path(str(args.urdf)).is_file() else None
-    path, home = default_path(solver.linkage, solver.tip_link, solver.base_link,
-                              robot_name=robot_name)
+    path, home, note = trackable_path(solver, args.rate, args.duration, robot_name=robot_name)
+    print(note)
     print(f'pdls-ik demo: {solver.linkage.name}, {solver.base_link} -> {solver.tip_link}, '
           f'{args.rate:g} Hz for {args.duration:g} s')
     start_ns = wall_start_ns()

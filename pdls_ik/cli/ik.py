@@ -24,8 +24,10 @@ import argparse
 import json
 
 import numpy as np
-from pdls_ik.cli.common import add_robot_arguments, make_solver
+from pdls_ik.cli.common import add_robot_arguments, make_solver, warm_up
 from pdls_ik.errors import InputError
+from pdls_ik.model.joint_vector import check_joint_vector
+from pdls_ik.tasks.se3 import parse_pose
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -66,6 +68,10 @@ def run(args: argparse.Namespace) -> int:
     if args.timeout is not None and not args.timeout > 0:
         raise InputError(f'--timeout: {args.timeout} must be > 0 seconds')
     pose = np.array(args.pose)
+    parse_pose((pose[:3], pose[3:]))            # a bad goal is refused before any kernel work
+    if args.seed is not None:
+        check_joint_vector(args.seed, solver.joint_names, 'seed')
+    warm_up(solver)
     res = solver.solve((pose[:3], pose[3:]), seed=args.seed, timeout=args.timeout)
     if args.json:
         print(json.dumps(result_dict(res), indent=2))

@@ -21,8 +21,9 @@ timed poses in the base frame. A bad row (missing or non-numeric value, NaN/inf,
 quaternion, time going backwards) is skipped and reported naming its line (CSV) or goal (JSON)
 and the column; the run goes on with the other goals. The robot tracks the latest goal at --rate
 from the IK solution of the first goal (or --seed) until the last goal time plus --settle; writes
-OUT/track_bag (a ROS 2 bag) and OUT/track.png. Exit status: 0 when every joint stayed within its
-limits and velocity bound and the last goal was reached, 1 otherwise, 2 on bad input.
+OUT/track_bag (a ROS 2 bag) and OUT/track.png. Exit status: 0 when the robot reached every goal
+within tolerance before the next one took over (the last one by the end of --settle) and every
+joint stayed within its limits and velocity bound, 1 otherwise, 2 on bad input.
 """
 from __future__ import annotations
 
@@ -36,9 +37,10 @@ import sys
 from typing import List, Tuple
 
 import numpy as np
-from pdls_ik.cli.common import add_robot_arguments, make_solver, output_folder
-from pdls_ik.cli.tracking import (exit_status, print_summary, run_tracking, summarize,
-                                  wall_start_ns, write_bag)
+from pdls_ik.cli.common import add_robot_arguments, make_solver, output_folder, warm_up
+from pdls_ik.cli.tracking import (exit_status, OFFLINE_TRACKING_TIMEOUT, print_summary,
+                                  run_tracking, START_SOLVE_TIMEOUT, summarize, wall_start_ns,
+                                  write_bag)
 from pdls_ik.errors import InputError
 from pdls_ik.plot import plot_tracking
 from pdls_ik.tasks.se3 import parse_pose
@@ -146,14 +148,14 @@ def read_goals(path: Path) -> Tuple[List[Goal], List[str]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Track a goal file; return 0 ok, 1 limits/velocity violated or last goal missed."""
+    """Track a goal file; return 0 ok, 1 a goal was missed or a limit was violated."""
     if not 0.0 < args.rate <= 10000.0:
         raise InputError(f'--rate: {args.rate} must be in (0, 10000] Hz')
     if not 0.0 <= args.settle <= 3600.0:
         raise InputError(f'--settle: {args.settle} must be in [0, 3600] seconds')
     out = output_folder(args.out)
     solver = make_solver(args.urdf, args.tip, args.base, args.config, args.tasks,
-                         tracking_rate=args.rate)
+                         tracking_rate=args.rate, tracking_timeout=OFFLINE_TRACKING_TIMEOUT)
     try:
         goals, skipped = read_goals(Path(args.goals))
     except OSError as exc:
@@ -168,8 +170,9 @@ def run(args: argparse.Namespace) -> int:
         k = max(bisect.bisect_right(times, t) - 1, 0)
         return goals[k][1], goals[k][2]
 
-    q0 = solver.solve((goals[0][1], goals[0][2]), seed=args.seed).q if args.seed is None \
-        else np.asarray(args.seed, dtype=float)
+    warm_up(solver)
+    q0 = solver.solve((goals[0][1], goals[0][2]), timeout=START_SOLVE_TIMEOUT).q \
+        if args.seed is None else np.asarray(args.seed, dtype=float)
     duration = max(times[-1], 0.0) + args.settle
     print(f'pdls-ik track: {solver.linkage.name}, {solver.base_link} -> {solver.tip_link}, '
           f'{args.rate:g} Hz for {duration:g} s')
@@ -183,4 +186,4 @@ def run(args: argparse.Namespace) -> int:
     plot_tracking(log.arrays(), log.joint_names, log.level_names, solver.lower, solver.upper,
                   out / 'track.png', title=f'pdls_ik track: {solver.linkage.name}')
     print(f"wrote {out / 'track_bag' / 'track_bag.mcap'} and {out / 'track.png'}")
-    return exit_status(log, summary)
+    return exit_status(log, summary, times)

@@ -26,6 +26,7 @@ waiting for a core on a loaded machine shows as the difference.
 """
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
 import gc
 import math
@@ -40,6 +41,14 @@ from pdls_ik.ik import IKSolver
 from pdls_ik.trajectory import plan_to, with_mimic_joints
 
 Array = NDArray[np.float64]
+#: the time cap of one tracking cycle in a simulated run (``pdls-ik track`` and ``demo``): the
+#: largest ``tracking_timeout``, so that cycles are bounded by their iteration budget alone and
+#: a run's answers do not depend on the machine's load (a real-time loop, as the node's, keeps
+#: its configured cap)
+OFFLINE_TRACKING_TIMEOUT = 10.0
+#: time cap of the one-shot solve that finds a run's start configuration [s] (generous, so that
+#: the start does not depend on the machine's load)
+START_SOLVE_TIMEOUT = 1.0
 GoalFn = Callable[[float], Tuple[Array, Array]]
 
 
@@ -170,17 +179,24 @@ def lag_causes(log: TrackingLog, solver: IKSolver) -> Dict[str, int]:
     return counts
 
 
-def exit_status(log: TrackingLog, summary: Dict[str, float]) -> int:
+def exit_status(log: TrackingLog, summary: Dict[str, float],
+                goal_times: Optional[List[float]] = None) -> int:
     """
     Exit status of a tracking run (``pdls-ik track`` and ``demo``).
 
-    0 when every joint stayed within its limits and velocity bound and the last goal was
-    reached (its final cycle succeeded: earlier cycles may lag behind a moving goal); else 1.
+    0 when every goal was reached within tolerance and every joint stayed within its limits and
+    velocity bound; else 1. A stream of goals (``goal_times`` [s], increasing: a goal file)
+    must reach each goal by the last cycle before the next goal takes over, and the last goal
+    by the end; a path (``goal_times`` None: a new goal every cycle) must reach it every cycle.
     """
     ok = summary['joint_limit_violations'] == 0 and \
-        summary['largest_step_over_velocity_bound'] <= 1.0 + 1e-9 and \
-        bool(log.results) and bool(log.results[-1].success)
-    return 0 if ok else 1
+        summary['largest_step_over_velocity_bound'] <= 1.0 + 1e-9 and bool(log.results)
+    if goal_times is None:
+        checked = range(len(log.results))
+    else:
+        ends = [bisect.bisect_left(log.t, t) - 1 for t in goal_times[1:]]
+        checked = sorted({i for i in ends if i >= 0} | {len(log.results) - 1})
+    return 0 if ok and all(log.results[i].success for i in checked) else 1
 
 
 def summarize(log: TrackingLog, solver: IKSolver) -> Dict[str, float]:

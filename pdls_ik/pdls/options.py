@@ -119,6 +119,9 @@ class PDLSOptions:
             overrides it); also the default lower bound of adaptive slowdown.
         theta_diff_tol: stall when an applied ‖Δθ‖ falls below this while unconverged.
         max_iterations: iteration (step) budget; max_time: wall-clock budget in seconds.
+        min_iterations: iterations always run before ``max_time`` may stop the solve, however
+            late the clock is (a loaded machine still gets the same first iterations; the time
+            budget is a cap, never a schedule).
         divergence_tol, divergence_factor, min_divergable_level: a level k <
             ``min_divergable_level`` diverges when ‖e_k‖ > divergence_tol + divergence_factor ·
             previous ‖e_k‖ (``divergence_factor=None`` disables the check).
@@ -170,6 +173,7 @@ class PDLSOptions:
     theta_diff_tol: float = 1e-12
     max_iterations: int = 100
     max_time: Optional[float] = None
+    min_iterations: int = 0
     divergence_tol: float = 0.0
     divergence_factor: Optional[float] = 2.0
     min_divergable_level: int = 1
@@ -354,7 +358,7 @@ def _check_field(opts: PDLSOptions, name: str) -> None:
     elif name in _FLAGS:
         if not isinstance(value, (bool, np.bool_)):
             _fail(name, 'must be True or False', value)
-    elif name == 'max_iterations':
+    elif name in ('max_iterations', 'min_iterations'):
         if not _is_int(value):
             _fail(name, 'must be an integer', value)
         _check_number(name, value, low=0)

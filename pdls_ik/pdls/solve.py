@@ -197,7 +197,8 @@ def solve(problem: Union[PDLSProblem, Callable], theta0, lower=None, upper=None,
         if iteration >= opts.max_iterations:
             status = MAX_ITERATIONS
             break
-        if opts.max_time is not None and time.perf_counter() - t_start >= opts.max_time:
+        if opts.max_time is not None and iteration >= opts.min_iterations and \
+                time.perf_counter() - t_start >= opts.max_time:
             status = MAX_TIME
             break
         rmm = None
