@@ -55,7 +55,10 @@ setup(
         # without ROS (test/test_style.py); numba (a dependency) lets tests cover both backends
         'test': ['pytest>=7', 'pin>=2.6', 'flake8>=6', 'flake8-builtins>=2.1',
                  'flake8-comprehensions>=3.10', 'flake8-docstrings>=1.6',
-                 'flake8-import-order>=0.18', 'flake8-quotes>=3.3', 'pydocstyle>=6.1'],
+                 'flake8-import-order>=0.18', 'flake8-quotes>=3.3', 'pydocstyle>=6.1',
+                 'dask[distributed]>=2022.1', 'zarr>=2.11'],
+        # reachability maps (pdls-ik reach): spread over cores and machines, chunked results
+        'reach': ['dask[distributed]>=2022.1', 'zarr>=2.11'],
         'bench': ['pin>=2.6', 'ikpy>=3.3', 'roboticstoolbox-python>=1.1'],
     },
     zip_safe=True,

@@ -37,6 +37,7 @@ SUBCOMMANDS = {
     'ik': 'ik',
     'track': 'track',
     'demo': 'demo',
+    'reach': 'reach',
     'bench': 'bench',
 }
 

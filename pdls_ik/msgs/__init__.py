@@ -30,3 +30,4 @@ from pdls_ik.msgs.message_types import (MessageTypes, rclpy_types,  # noqa: F401
 from pdls_ik.msgs.stamps import (duration_msg, header, msg_to_ns, msg_to_seconds,  # noqa: F401
                                  seconds_to_ns, time_msg, time_msg_from_ns)
 from pdls_ik.msgs.trajectory import joint_trajectory  # noqa: F401
+from pdls_ik.msgs.visualization import reach_marker_array  # noqa: F401
