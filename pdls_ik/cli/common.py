@@ -16,9 +16,12 @@
 from __future__ import annotations
 
 import argparse
+import io
+import json
+import math
 from pathlib import Path
 import sys
-from typing import Optional
+from typing import Callable, Dict, List, Optional
 
 from pdls_ik.config import IKConfig, load_config
 from pdls_ik.errors import ConfigError, InputError
@@ -93,3 +96,30 @@ def warm_up(solver: IKSolver) -> None:
         print('pdls-ik: compiling the solver kernels (numba, once per installation: about '
               '20-50 s; cached for later runs)', file=sys.stderr, flush=True)
     solver.warm_up()
+
+
+def _json_ready(value):
+    """Summary value for JSON: NaN and ±inf become null (JSON has no such numbers)."""
+    if isinstance(value, dict):
+        return {k: _json_ready(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_ready(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def write_summary(summary: Dict[str, object], printer: Callable, folder: Path,
+                  stem: str) -> List[Path]:
+    """
+    Write a run's summary as ``folder/stem.txt`` (the printed lines) and ``stem.json``.
+
+    :param printer: ``printer(summary, out=file)`` writes the readable lines.
+    :return: the two paths written.
+    """
+    text = io.StringIO()
+    printer(summary, out=text)
+    txt, js = folder / f'{stem}.txt', folder / f'{stem}.json'
+    txt.write_text(text.getvalue())
+    js.write_text(json.dumps(_json_ready(summary), indent=2) + '\n')
+    return [txt, js]
