@@ -105,8 +105,10 @@ class TrackingPlotData:
 
 def plotted_joints(solver, q: np.ndarray) -> List[int]:
     """
-    Indices of the joints worth drawing: the chain from base to tip, then any other joint the
-    solver moved (an extra task's), never a joint that no task moves (fingers, other branches).
+    Return the indices of the joints worth drawing.
+
+    The chain from base to tip, then any other joint the solver moved (an extra task's), never
+    a joint that no task moves (fingers, other branches).
 
     :param q: (K, n) the run's joint positions.
     """
@@ -125,7 +127,7 @@ def _task_units(task) -> List[Tuple[str, str]]:
 
 
 def _extra_task_errors(task, q: np.ndarray) -> List[np.ndarray]:
-    """True errors of an extra task at each row of q (K, n), one array per :func:`_task_units`."""
+    """Return the true errors of an extra task at each row of q (K, n), per :func:`_task_units`."""
     from pdls_ik.task_solver import task_error
 
     rows = []
@@ -142,7 +144,7 @@ def _extra_task_errors(task, q: np.ndarray) -> List[np.ndarray]:
 
 def task_error_curves(log, solver) -> List[TaskErrorCurve]:
     """
-    True (unweighted) error of every task of ``solver`` at each cycle of ``log``, by level.
+    Return the true (unweighted) error of every task of ``solver`` at each cycle, by level.
 
     The tip pose: position [m] and orientation [rad] of each result (to the goal, not to the
     cycle's waypoint); joint locks: the largest |q_i − locked value| [rad or m]; extra tasks:
@@ -221,8 +223,10 @@ def tracking_plot_data(log, solver) -> TrackingPlotData:
 def view_range(data_lo: float, data_hi: float, limits: Tuple[float, float],
                min_span: float) -> Tuple[float, float]:
     """
-    Vertical range of a joint panel: the motion with a margin, widened to show a limit only
-    when the limit is within one motion span of the data (a far limit would flatten the curve).
+    Return the vertical range of a joint panel.
+
+    The motion with a margin, widened to show a limit only when the limit is within one motion
+    span of the data (a far limit, as ±2π, would flatten the curve).
 
     :param min_span: smallest span of the view (a joint that barely moves).
     """
@@ -251,7 +255,7 @@ def limits_text(lo: float, hi: float, view: Tuple[float, float], unit: str) -> s
     if not math.isfinite(lo) and not math.isfinite(hi):
         return 'no position limit'
     far = (math.isfinite(lo) and lo < view[0]) or (math.isfinite(hi) and hi > view[1])
-    return f"limits {lo:.3g} … {hi:.3g} {unit}" + (', off scale' if far else '')
+    return f'limits {lo:.3g} … {hi:.3g} {unit}' + (', off scale' if far else '')
 
 
 def _decades(ax, series: List[np.ndarray], tolerances: List[float]) -> None:
@@ -418,7 +422,7 @@ def plot_tracking(data: TrackingPlotData, path: Union[str, Path],
     side.legend(handles=handles, loc='upper left', fontsize=7.5, frameon=False,
                 title='Lk = priority level k (0 highest)', title_fontsize=7.5)
     side.text(0.0, 0.0, 'true, unweighted errors to the goal;\nthe solver residual per level is '
-              'weighted\nand, in tracking, measured to the cycle\'s\nvelocity-bounded waypoint',
+              'weighted\nand, in tracking, measured to the cycle’s\nvelocity-bounded waypoint',
               fontsize=6.5, color='0.35', transform=side.transAxes, va='bottom')
 
     # solve time against the budget

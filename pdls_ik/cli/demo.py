@@ -44,7 +44,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         'demo', help='track a figure-eight goal path; write a bag, a plot and a summary',
         description='Tracking demo: the robot (default: the bundled Panda) follows a '
                     'figure-eight with changing orientation; writes OUT/demo_bag (a ROS 2 '
-                    'bag), OUT/demo.png and OUT/summary.txt, OUT/summary.json. Exit status: 0 when every cycle reached its goal '
+                    'bag), OUT/demo.png, OUT/summary.txt and OUT/summary.json. Exit status: '
+                    '0 when every cycle reached its goal '
                     'within tolerance and every joint stayed within its limits and velocity '
                     'bound, 1 otherwise, 2 on bad input.')
     parser.add_argument('--urdf', default='panda', help='URDF file or bundled robot name '

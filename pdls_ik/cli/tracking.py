@@ -234,7 +234,7 @@ def summarize(log: TrackingLog, solver: IKSolver) -> Dict[str, float]:
 
 
 def _step_bound(s: Dict[str, float]) -> str:
-    """The largest joint step against the velocity bound, or that the URDF gives none."""
+    """Return the largest joint step against the velocity bound, or that there is none."""
     free = s.get('joints_without_velocity_limit') or []
     ratio = f"{100 * s['largest_step_over_velocity_bound']:.0f} % of velocity limit x dt"
     if not free:
