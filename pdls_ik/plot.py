@@ -282,9 +282,21 @@ def plot_tracking(data: TrackingPlotData, path: Union[str, Path],
     :param data: from :func:`tracking_plot_data`.
     :param summary: optional :func:`pdls_ik.cli.tracking.summarize` result, printed beside the
         paths.
-
-    Returns the path written; its folder is created.
+    :return: the path written; its folder is created.
     """
+    import matplotlib.pyplot as plt
+
+    fig = tracking_figure(data, title, summary)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    _save_png(fig, path)
+    plt.close(fig)
+    return path
+
+
+def tracking_figure(data: TrackingPlotData, title: str = 'pdls_ik tracking',
+                    summary: Optional[Dict[str, object]] = None):
+    """Return the matplotlib figure of :func:`plot_tracking` (Agg backend; close it after use)."""
     import matplotlib
     matplotlib.use('Agg')
     from matplotlib.lines import Line2D
@@ -306,7 +318,9 @@ def plot_tracking(data: TrackingPlotData, path: Union[str, Path],
     for c, (i, j, what) in enumerate(((0, 1, 'top view'), (0, 2, 'front view'),
                                       (1, 2, 'side view'))):
         ax = fig.add_subplot(row[c])
-        ax.plot(data.goal_xyz[:, i], data.goal_xyz[:, j], color='0.55', lw=2.6, label='goal')
+        few = len(np.unique(data.goal_xyz, axis=0)) < 50     # a goal stream, not a path
+        ax.plot(data.goal_xyz[:, i], data.goal_xyz[:, j], color='0.55', lw=2.6,
+                marker='o' if few else None, ms=6, label='goal')
         ax.plot(data.tip_xyz[:, i], data.tip_xyz[:, j], color='tab:blue', lw=1.0,
                 label='achieved tip')
         if missed.any():
@@ -419,10 +433,13 @@ def plot_tracking(data: TrackingPlotData, path: Union[str, Path],
     side = fig.add_subplot(err_row[-1])
     side.axis('off')
     handles.append(Line2D([], [], color='k', lw=0.9, ls='--', label='tolerance (same colour)'))
+    order = {c.label: c.level for c in data.errors}
+    handles.sort(key=lambda h: order.get(h.get_label(), len(order)))
     side.legend(handles=handles, loc='upper left', fontsize=7.5, frameon=False,
                 title='Lk = priority level k (0 highest)', title_fontsize=7.5)
     side.text(0.0, 0.0, 'true, unweighted errors to the goal;\nthe solver residual per level is '
-              'weighted\nand, in tracking, measured to the cycle’s\nvelocity-bounded waypoint',
+              'weighted\nand, in tracking, measured to the cycle’s\nvelocity-bounded waypoint;\n'
+              f'errors below {ERROR_FLOOR:g} are drawn at {ERROR_FLOOR:g}',
               fontsize=6.5, color='0.35', transform=side.transAxes, va='bottom')
 
     # solve time against the budget
@@ -445,11 +462,7 @@ def plot_tracking(data: TrackingPlotData, path: Union[str, Path],
     side.axis('off')
     side.legend(handles=handles, loc='center left', fontsize=8, frameon=False)
 
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    _save_png(fig, path)
-    plt.close(fig)
-    return path
+    return fig
 
 
 def _save_png(fig, path: Path, dpi: int = 90) -> None:
