@@ -62,9 +62,16 @@ def make_solver(urdf: str, tip: Optional[str], base: Optional[str],
         key = str(urdf)[:-5] if str(urdf).endswith('.urdf') else str(urdf)
         tip = config.tip_link or (BUNDLED_ROBOTS[key][1] if key in BUNDLED_ROBOTS else '')
     if not tip:
-        raise ConfigError("parameter 'tip_link': give --tip LINK (no default for this robot)")
+        raise ConfigError("parameter 'tip_link': give --tip LINK (no default for this robot; "
+                          f"the tips of its tree: {', '.join(leaf_links(robot))})")
     overrides = {k: v for k, v in overrides.items() if v is not None}
     return IKSolver(robot, tip, base or None, config=config, extra_tasks=tasks, **overrides)
+
+
+def leaf_links(robot) -> List[str]:
+    """Return the links without a child joint (the tips of the tree), in URDF order."""
+    parents = {joint.parent for joint in robot.joints}
+    return [name for i, name in enumerate(robot.link_names) if i not in parents]
 
 
 def output_folder(path: str, option: str = '--out') -> Path:
