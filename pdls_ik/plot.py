@@ -301,6 +301,7 @@ def tracking_figure(data: TrackingPlotData, title: str = 'pdls_ik tracking',
     matplotlib.use('Agg')
     from matplotlib.lines import Line2D
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     n = len(data.joints)
     cols = max(1, min(n, 7))
@@ -320,7 +321,7 @@ def tracking_figure(data: TrackingPlotData, title: str = 'pdls_ik tracking',
         ax = fig.add_subplot(row[c])
         few = len(np.unique(data.goal_xyz, axis=0)) < 50     # a goal stream, not a path
         ax.plot(data.goal_xyz[:, i], data.goal_xyz[:, j], color='0.55', lw=2.6,
-                marker='o' if few else None, ms=6, label='goal')
+                marker='o' if few else None, ls='none' if few else '-', ms=6, label='goal')
         ax.plot(data.tip_xyz[:, i], data.tip_xyz[:, j], color='tab:blue', lw=1.0,
                 label='achieved tip')
         if missed.any():
@@ -328,6 +329,7 @@ def tracking_figure(data: TrackingPlotData, title: str = 'pdls_ik tracking',
                     color='tab:red', label='cycle outside tolerance')
         ax.plot(*data.tip_xyz[0, [i, j]], 'k^', ms=5, label='start')
         ax.set_aspect('equal', adjustable='datalim')
+        ax.xaxis.set_major_locator(MaxNLocator(5))
         ax.set_xlabel(f"{'xyz'[i]} [m]")
         ax.set_ylabel(f"{'xyz'[j]} [m]")
         ax.set_title(f"{what} ({'xyz'[i]}-{'xyz'[j]}), base frame", fontsize=9)
@@ -335,7 +337,9 @@ def tracking_figure(data: TrackingPlotData, title: str = 'pdls_ik tracking',
         ax.grid(alpha=0.3)
     side = fig.add_subplot(row[3])
     side.axis('off')
-    handles = [Line2D([], [], color='0.55', lw=2.6, label='goal path'),
+    few = len(np.unique(data.goal_xyz, axis=0)) < 50
+    handles = [Line2D([], [], color='0.55', lw=2.6, marker='o' if few else None,
+                      ls='none' if few else '-', label='goals' if few else 'goal path'),
                Line2D([], [], color='tab:blue', lw=1.0, label='achieved tip path'),
                Line2D([], [], color='k', marker='^', ls='', label='start')]
     if missed.any():
