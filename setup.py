@@ -30,6 +30,11 @@ setup(
     name=package_name,
     version='0.1.0',
     packages=find_packages(exclude=['test', 'test.*', 'benchmarks', 'benchmarks.*']),
+    # the package stays at the repository root (ament_python); declaring that root explicitly
+    # makes `pip install -e` put it on sys.path (a static .pth) instead of setuptools' import
+    # hook, which comes after the current folder: a script run from the folder holding the clone
+    # (named pdls_ik) would otherwise import the clone's folder as an empty namespace package
+    package_dir={'': '.'},
     data_files=[
         ('share/ament_index/resource_index/packages', ['resource/' + package_name]),
         ('share/' + package_name, ['package.xml']),
@@ -56,7 +61,9 @@ setup(
         'test': ['pytest>=7', 'pin>=2.6', 'flake8>=6', 'flake8-builtins>=2.1',
                  'flake8-comprehensions>=3.10', 'flake8-docstrings>=1.6',
                  'flake8-import-order>=0.18', 'flake8-quotes>=3.3', 'pydocstyle>=6.1',
-                 'dask[distributed]>=2022.1', 'zarr>=2.11'],
+                 'dask[distributed]>=2022.1', 'zarr>=2.11',
+                 # test_editable_install builds the editable wheel (PEP 660)
+                 'setuptools>=64', 'wheel>=0.38'],
         # reachability maps (pdls-ik reach): spread over cores and machines, chunked results
         'reach': ['dask[distributed]>=2022.1', 'zarr>=2.11'],
         'bench': ['pin>=2.6', 'ikpy>=3.3', 'roboticstoolbox-python>=1.1'],

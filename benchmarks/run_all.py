@@ -15,7 +15,7 @@
 """
 Run the whole suite and write ``results/benchmarks.{json,md,png}`` (and the console tables).
 
-    python benchmarks/run_all.py --quick          # about two minutes
+    python benchmarks/run_all.py --quick          # about half a minute (12 s of CPU)
     python benchmarks/run_all.py                  # the full protocols (N = 1000; ~1 hour)
     python benchmarks/run_all.py --only oneshot batch --out /tmp/results
 

@@ -22,6 +22,12 @@ Messages are rosbags typestore dataclasses (build them with :mod:`pdls_ik.msgs` 
 :func:`pdls_ik.msgs.rosbags_types`); each topic's type is taken from its first message. The
 result is a rosbag2 folder (``metadata.yaml`` + ``.mcap`` file) that ``ros2 bag play``,
 ``ros2 bag info`` and Foxglove open.
+
+The metadata is written in rosbag2 format version 8, the oldest rosbags writes, which every
+supported distribution reads: Humble's reader (metadata version 5) decodes the fields it knows
+and ignores the rest, and format 8 keeps ``offered_qos_profiles`` a string as Humble expects
+(format 9, Jazzy's, makes it a list Humble cannot read). Humble needs the MCAP storage plugin
+(``ros-humble-rosbag2-storage-mcap``); Iron and newer have it by default.
 """
 from __future__ import annotations
 

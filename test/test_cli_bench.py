@@ -40,3 +40,46 @@ def test_scaling_protocol_writes_json_markdown_and_png(tmp_path):
     assert all(r['status'] == 'converged' and r['iteration_ms'] > 0 for r in rows)
     assert 'ms per iteration' in (tmp_path / 'benchmarks.md').read_text()
     assert (tmp_path / 'benchmarks.png').stat().st_size > 10000
+
+
+def _installed_copy(tmp_path):
+    """Imitate a non-editable install: a copy of the package alone in a site folder."""
+    import shutil
+    from pathlib import Path
+
+    import pdls_ik
+    site = tmp_path / 'site'
+    shutil.copytree(Path(pdls_ik.__file__).parent, site / 'pdls_ik',
+                    ignore=shutil.ignore_patterns('__pycache__'))
+    return site
+
+
+def _suite_from(site, cwd):
+    import os
+    import subprocess
+    import sys
+
+    code = ('import pdls_ik.cli.bench as b; s = b.suite_dir(); '
+            'print(s if s else "NONE"); print(b.not_found_message())')
+    env = dict(os.environ, PYTHONPATH=str(site))
+    out = subprocess.run([sys.executable, '-c', code], cwd=cwd, env=env, capture_output=True,
+                         text=True, check=True).stdout.splitlines()
+    return out[0], out[1]
+
+
+def test_a_non_editable_install_finds_the_clone_of_the_current_folder(tmp_path):
+    site = _installed_copy(tmp_path)
+    repo = suite_dir().parent
+    found, _ = _suite_from(site, repo / 'test')             # run from inside the clone
+    assert found == str(repo / 'benchmarks')
+    elsewhere = tmp_path / 'elsewhere'
+    elsewhere.mkdir()
+    found, message = _suite_from(site, elsewhere)            # not in a clone: the real cause
+    assert found == 'NONE'
+    assert 'non-editable install' in message and str(site / 'pdls_ik') in message
+    assert str(elsewhere) in message
+
+
+def test_bench_results_are_ignored_by_git():
+    repo = suite_dir().parent
+    assert 'bench_results/' in (repo / '.gitignore').read_text().split()

@@ -337,3 +337,10 @@ def test_ik_says_when_the_goal_is_beyond_the_reach_of_the_chain(capsys):
         'panda_link8 (at most 1.32 m)' in out
     code, out, _ = _run(capsys, 'ik', 'panda', '--pose', '0.4', '0.1', '0.5', '1', '0', '0', '0')
     assert code == 0 and 'hint' not in out
+
+
+def test_track_help_names_the_goal_file_as_its_usage_does(capsys):
+    with pytest.raises(SystemExit):
+        main(['track', '--help'])
+    out = capsys.readouterr().out
+    assert '--goals FILE' in out and 'GOALS' not in out

@@ -47,7 +47,8 @@ def test_info_json_reports_mimic_and_unbounded(capsys):
     info = json.loads(out)
     assert info['dof'] == 11 and info['root_link'] == 'base_link'
     wrist = next(j for j in info['joints'] if j['name'] == 'l_wrist_roll')
-    assert wrist['type'] == 'continuous' and wrist['lower'] == '-inf'
+    assert wrist['type'] == 'continuous' and wrist['lower'] is None and wrist['upper'] is None
+    assert 'null' in out and 'inf' not in out.replace('info', '')   # JSON has no infinity
     finger = next(e for e in info['tree'] if e['joint'] == 'l_finger_b_joint')
     assert finger['mimic'] == 'l_finger_a_joint' and finger['multiplier'] == -1
 
@@ -138,3 +139,36 @@ def test_fk_outside_limits_is_computed_with_a_warning(capsys):
                           '0', '0', '100')
     assert code == 0 and out.startswith('pose of panda_link8')
     assert err.strip() == 'pdls-ik fk: warning: q outside the joint limits of panda_finger_joint1'
+
+
+def test_fk_of_a_chain_inside_a_bigger_robot_takes_the_chain_s_joints(capsys):
+    """bimanual: r_tool from the torso needs the right arm's 4 joints, not all 11."""
+    robot = load_urdf(bundled_urdf('bimanual'))
+    arm = [0.3, -0.4, -1.1, 0.7]
+    code, out, _ = _run(capsys, 'fk', 'bimanual', 'r_tool', '--base', 'torso', '--json',
+                        '--q', *map(str, arm))
+    assert code == 0
+    result = json.loads(out)
+    assert result['joint_names'] == ['r_shoulder_pan', 'r_shoulder_lift', 'r_elbow',
+                                     'r_wrist_roll']
+    q = np.zeros(robot.n)
+    q[[robot.joint_index(j) for j in result['joint_names']]] = arm
+    q[robot.joint_index('l_elbow')] = -2.0      # other branches do not matter
+    T = robot.forward_kinematics(q, 'r_tool', 'torso')
+    np.testing.assert_allclose(result['matrix'], T, atol=1e-15)
+    # from the root the torso joint is in the chain too: 5 values, and a wrong count names them
+    code, out, _ = _run(capsys, 'fk', 'bimanual', 'r_tool', '--q', '0.2', *map(str, arm))
+    assert code == 0
+    code, out, err = _run(capsys, 'fk', 'bimanual', 'r_tool', '--q', *map(str, arm))
+    assert code == 2 and 'expected 11 joint values' in err
+    assert 'or 5 (the joints from base to link: torso_yaw, r_shoulder_pan' in err
+
+
+def test_a_custom_urdf_without_tip_lists_the_tips_of_its_tree(capsys, tmp_path):
+    urdf = tmp_path / 'arm.urdf'           # the bundled Panda under a name with no default tip
+    urdf.write_text(bundled_urdf('panda').read_text())
+    code, out, err = _run(capsys, 'ik', str(urdf), '--pose', '0.4', '0', '0.5', '1', '0', '0',
+                          '0')
+    assert code == 2 and out == ''
+    assert err.strip().endswith('the tips of its tree: panda_hand_tcp, panda_leftfinger, '
+                                'panda_rightfinger)')

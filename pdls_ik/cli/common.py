@@ -16,9 +16,12 @@
 from __future__ import annotations
 
 import argparse
+import io
+import json
+import math
 from pathlib import Path
 import sys
-from typing import Optional
+from typing import Callable, Dict, List, Optional
 
 from pdls_ik.config import IKConfig, load_config
 from pdls_ik.errors import ConfigError, InputError
@@ -59,9 +62,16 @@ def make_solver(urdf: str, tip: Optional[str], base: Optional[str],
         key = str(urdf)[:-5] if str(urdf).endswith('.urdf') else str(urdf)
         tip = config.tip_link or (BUNDLED_ROBOTS[key][1] if key in BUNDLED_ROBOTS else '')
     if not tip:
-        raise ConfigError("parameter 'tip_link': give --tip LINK (no default for this robot)")
+        raise ConfigError("parameter 'tip_link': give --tip LINK (no default for this robot; "
+                          f"the tips of its tree: {', '.join(leaf_links(robot))})")
     overrides = {k: v for k, v in overrides.items() if v is not None}
     return IKSolver(robot, tip, base or None, config=config, extra_tasks=tasks, **overrides)
+
+
+def leaf_links(robot) -> List[str]:
+    """Return the links without a child joint (the tips of the tree), in URDF order."""
+    parents = {joint.parent for joint in robot.joints}
+    return [name for i, name in enumerate(robot.link_names) if i not in parents]
 
 
 def output_folder(path: str, option: str = '--out') -> Path:
@@ -93,3 +103,30 @@ def warm_up(solver: IKSolver) -> None:
         print('pdls-ik: compiling the solver kernels (numba, once per installation: about '
               '20-50 s; cached for later runs)', file=sys.stderr, flush=True)
     solver.warm_up()
+
+
+def _json_ready(value):
+    """Summary value for JSON: NaN and ±inf become null (JSON has no such numbers)."""
+    if isinstance(value, dict):
+        return {k: _json_ready(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_ready(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def write_summary(summary: Dict[str, object], printer: Callable, folder: Path,
+                  stem: str) -> List[Path]:
+    """
+    Write a run's summary as ``folder/stem.txt`` (the printed lines) and ``stem.json``.
+
+    :param printer: ``printer(summary, out=file)`` writes the readable lines.
+    :return: the two paths written.
+    """
+    text = io.StringIO()
+    printer(summary, out=text)
+    txt, js = folder / f'{stem}.txt', folder / f'{stem}.json'
+    txt.write_text(text.getvalue())
+    js.write_text(json.dumps(_json_ready(summary), indent=2) + '\n')
+    return [txt, js]

@@ -20,7 +20,8 @@ With no argument the bundled Panda tracks the path of :mod:`pdls_ik.demo_path` a
 Each cycle is one :meth:`IKSolver.track` call: at most ``tracking_max_iterations`` iterations
 (the primary bound), ``tracking_timeout`` as a safety net. Writes the ROS 2 bag folder
 ``pdls_ik_out/demo_bag/`` (``demo_bag.mcap`` and ``metadata.yaml``: /goal_pose, /joint_states,
-/joint_trajectory, /diagnostics) and ``pdls_ik_out/demo.png``. Exit 0 when every cycle kept
+/joint_trajectory, /diagnostics), ``pdls_ik_out/demo.png`` (:mod:`pdls_ik.plot`) and the printed
+summary as ``summary.txt`` and ``summary.json``. Exit 0 when every cycle kept
 its joint limits and velocity bound, 1 otherwise, 2 on bad input.
 """
 from __future__ import annotations
@@ -28,12 +29,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from pdls_ik.cli.common import add_robot_arguments, make_solver, output_folder, warm_up
+from pdls_ik.cli.common import (add_robot_arguments, make_solver, output_folder, warm_up,
+                                write_summary)
 from pdls_ik.cli.tracking import (exit_status, OFFLINE_TRACKING_TIMEOUT, print_summary,
                                   run_tracking, summarize, wall_start_ns, write_bag)
 from pdls_ik.demo_path import trackable_path
 from pdls_ik.errors import InputError
-from pdls_ik.plot import plot_tracking
+from pdls_ik.plot import plot_tracking, tracking_plot_data
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -42,7 +44,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         'demo', help='track a figure-eight goal path; write a bag, a plot and a summary',
         description='Tracking demo: the robot (default: the bundled Panda) follows a '
                     'figure-eight with changing orientation; writes OUT/demo_bag (a ROS 2 '
-                    'bag) and OUT/demo.png. Exit status: 0 when every cycle reached its goal '
+                    'bag), OUT/demo.png, OUT/summary.txt and OUT/summary.json. Exit status: '
+                    '0 when every cycle reached its goal '
                     'within tolerance and every joint stayed within its limits and velocity '
                     'bound, 1 otherwise, 2 on bad input.')
     parser.add_argument('--urdf', default='panda', help='URDF file or bundled robot name '
@@ -84,13 +87,12 @@ def run(args: argparse.Namespace) -> int:
                        progress=not args.no_progress)
     summary = summarize(log, solver)
     print_summary(summary)
+    written = write_summary(summary, print_summary, out, 'summary')
     counts = write_bag(log, solver, out / 'demo_bag', start_ns)
-    plot_tracking(log.arrays(), log.joint_names, log.level_names, solver.lower, solver.upper,
-                  out / 'demo.png', title=f'pdls_ik demo: {solver.linkage.name} '
-                                          f'{solver.tip_link}, {args.rate:g} Hz',
-                  tolerances=(solver.config.position_tolerance,
-                              solver.config.orientation_tolerance))
+    plot_tracking(tracking_plot_data(log, solver), out / 'demo.png',
+                  title=f'pdls_ik demo: {solver.linkage.name}, {solver.base_link} -> '
+                        f'{solver.tip_link}, {args.rate:g} Hz', summary=summary)
     print(f"wrote {out / 'demo_bag' / 'demo_bag.mcap'} "
           f"({', '.join(f'{k} {v}' for k, v in counts.items())})")
-    print(f"wrote {out / 'demo.png'}")
+    print(f"wrote {out / 'demo.png'}, {' and '.join(str(w) for w in written)}")
     return exit_status(log, summary)

@@ -37,11 +37,17 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def _num(x: float) -> object:
-    return x if math.isfinite(x) else ('inf' if x > 0 else '-inf')
+    """Return a limit for JSON: a finite number as it is, an infinite one (no limit) as None."""
+    return float(x) if math.isfinite(x) else None
 
 
 def describe(robot: Linkage) -> dict:
-    """JSON-ready summary: name, root, base, joints (with limits) and the tree edges."""
+    """
+    Return a JSON-ready summary: name, root, base, joints (with limits) and the tree edges.
+
+    A limit the URDF does not give (continuous joints, no velocity or effort limit) is None
+    (JSON null): JSON has no infinity.
+    """
     joints = []
     for i, name in enumerate(robot.joint_names):
         joints.append({'name': name, 'type': robot.joint_types[i],

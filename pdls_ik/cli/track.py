@@ -21,7 +21,8 @@ timed poses in the base frame. A bad row (missing or non-numeric value, NaN/inf,
 quaternion, time going backwards) is skipped and reported naming its line (CSV) or goal (JSON)
 and the column; the run goes on with the other goals. The robot tracks the latest goal at --rate
 from the IK solution of the first goal (or --seed) until the last goal time plus --settle; writes
-OUT/track_bag (a ROS 2 bag) and OUT/track.png. Exit status: 0 when the robot reached every goal
+OUT/track_bag (a ROS 2 bag), OUT/track.png and the summary as OUT/track_summary.txt and
+OUT/track_summary.json. Exit status: 0 when the robot reached every goal
 within tolerance before the next one took over (the last one by the end of --settle) and every
 joint stayed within its limits and velocity bound, 1 otherwise, 2 on bad input.
 """
@@ -37,12 +38,13 @@ import sys
 from typing import List, Tuple
 
 import numpy as np
-from pdls_ik.cli.common import add_robot_arguments, make_solver, output_folder, warm_up
+from pdls_ik.cli.common import (add_robot_arguments, make_solver, output_folder, warm_up,
+                                write_summary)
 from pdls_ik.cli.tracking import (exit_status, OFFLINE_TRACKING_TIMEOUT, print_summary,
                                   run_tracking, START_SOLVE_TIMEOUT, summarize, wall_start_ns,
                                   write_bag)
 from pdls_ik.errors import InputError
-from pdls_ik.plot import plot_tracking
+from pdls_ik.plot import plot_tracking, tracking_plot_data
 from pdls_ik.tasks.se3 import parse_pose
 
 COLUMNS = ('t', 'x', 'y', 'z', 'qx', 'qy', 'qz', 'qw')
@@ -56,7 +58,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         'track', help='track a file of timed goal poses; write a bag, a plot and a summary',
         description=__doc__.split('\n\n', 1)[1].replace('``', "'"))  # RST → plain text
     add_robot_arguments(parser)
-    parser.add_argument('--goals', required=True, help='CSV or JSON file of timed poses')
+    parser.add_argument('--goals', required=True, metavar='FILE',
+                        help='CSV or JSON file of timed poses')
     parser.add_argument('--rate', type=float, default=100.0,
                         help='tracking rate in Hz (default 100)')
     parser.add_argument('--settle', type=float, default=1.0,
@@ -182,8 +185,11 @@ def run(args: argparse.Namespace) -> int:
     summary = summarize(log, solver)
     print(f'goals: {len(goals)} used, {len(skipped)} skipped')
     print_summary(summary)
+    written = write_summary(summary, print_summary, out, 'track_summary')
     write_bag(log, solver, out / 'track_bag', start_ns)
-    plot_tracking(log.arrays(), log.joint_names, log.level_names, solver.lower, solver.upper,
-                  out / 'track.png', title=f'pdls_ik track: {solver.linkage.name}')
-    print(f"wrote {out / 'track_bag' / 'track_bag.mcap'} and {out / 'track.png'}")
+    plot_tracking(tracking_plot_data(log, solver), out / 'track.png',
+                  title=f'pdls_ik track: {solver.linkage.name}, {solver.base_link} -> '
+                        f'{solver.tip_link}, {args.rate:g} Hz', summary=summary)
+    print(f"wrote {out / 'track_bag' / 'track_bag.mcap'}, {out / 'track.png'}, "
+          f"{' and '.join(str(w) for w in written)}")
     return exit_status(log, summary, times)

@@ -225,9 +225,23 @@ def summarize(log: TrackingLog, solver: IKSolver) -> Dict[str, float]:
         'joint_limit_violations': int(np.sum((q < lo) | (q > up))),
         'largest_joint_step_rad': float(np.max(steps)),
         'largest_step_over_velocity_bound': float(np.max(steps / bound)),
+        'chain_joints': int(np.count_nonzero(chain)),
+        'joints_without_velocity_limit': [log.joint_names[i] for i in np.flatnonzero(chain)
+                                          if not np.isfinite(bound[i])],
         'min_singular_value': _smallest_positive(a['min_sigma'][np.isfinite(a['min_sigma'])]),
         'closest_to_limit_rad': float(np.min(np.minimum(q - lo, up - q)[:, chain])),
     }
+
+
+def _step_bound(s: Dict[str, float]) -> str:
+    """Return the largest joint step against the velocity bound, or that there is none."""
+    free = s.get('joints_without_velocity_limit') or []
+    ratio = f"{100 * s['largest_step_over_velocity_bound']:.0f} % of velocity limit x dt"
+    if not free:
+        return ratio
+    if s.get('chain_joints', 0) and len(free) >= s['chain_joints']:
+        return 'no velocity limit in the URDF'
+    return f"{ratio}; no velocity limit on {', '.join(free)}"
 
 
 def print_summary(summary: Dict[str, float], out=None) -> None:
@@ -244,8 +258,7 @@ def print_summary(summary: Dict[str, float], out=None) -> None:
         f"max position error:      {s['max_position_error_m']:.3g} m",
         f"max orientation error:   {s['max_orientation_error_rad']:.3g} rad",
         f"joint-limit violations:  {s['joint_limit_violations']}",
-        f"largest joint step:      {s['largest_joint_step_rad']:.4f} rad "
-        f"({100 * s['largest_step_over_velocity_bound']:.0f} % of velocity limit x dt)",
+        f"largest joint step:      {s['largest_joint_step_rad']:.4f} rad ({_step_bound(s)})",
         f"closest to a limit:      {s['closest_to_limit_rad']:.4f} rad "
         f"({math.degrees(s['closest_to_limit_rad']):.1f} deg, joints of the chain)",
         f"smallest singular value: {s['min_singular_value']:.3g}",
