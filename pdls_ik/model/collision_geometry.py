@@ -21,8 +21,10 @@ distances and gradients are exact and cheap (:mod:`pdls_ik.model.collision`). Ea
 becomes capsules that **contain** it:
 
 - ``<sphere>``: itself;
-- ``<cylinder>`` and ``<box>``: the smaller (by volume) of the capsule along the shape's longest
-  axis that contains it and the sphere around it (:func:`bounding_capsule`);
+- ``<cylinder>``: the capsule on its axis with its radius and length (the caps overhang by the
+  radius), or the sphere around it when that is smaller;
+- ``<box>``: the smaller (by volume) of the capsule along its longest axis that contains it and
+  the sphere around it (:func:`bounding_capsule`);
 - ``<mesh>``: ``capsules_per_mesh`` capsules (default 3) fitted with trimesh: the mesh is
   subdivided to edges ≤ 1 cm, its faces are split into that many clusters along the mesh
   (k-means on the face centres, seeded along the principal axis: deterministic), and each cluster
@@ -117,11 +119,13 @@ def _box_points(size) -> Array:
     return np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)]) * half
 
 
-def _cylinder_points(radius: float, length: float, count: int = 64) -> Array:
-    ang = np.linspace(0.0, 2 * np.pi, count, endpoint=False)
-    rim = np.column_stack((np.cos(ang), np.sin(ang))) * radius / np.cos(np.pi / count)
-    return np.vstack([np.column_stack((rim, np.full(count, z))) for z in
-                      (-0.5 * length, 0.5 * length)])
+def _cylinder_capsule(radius: float, length: float) -> Tuple[Array, Array, float]:
+    """The capsule ±length/2 along z with the cylinder's radius, or the sphere, if smaller."""
+    half = 0.5 * length
+    sphere_r = float(np.hypot(radius, half))
+    if sphere_r ** 3 <= radius ** 3 + 0.75 * radius * radius * length:
+        return np.zeros(3), np.zeros(3), sphere_r
+    return np.array([0.0, 0.0, -half]), np.array([0.0, 0.0, half]), float(radius)
 
 
 def _transform(T: Array, p: Array) -> Tuple[float, float, float]:
@@ -258,9 +262,8 @@ def capsules_from_urdf(robot, urdf_dir: Optional[Path] = None, mesh_path: Sequen
                 mine.append(Capsule(link.name, c, c, float(geom.radius), 'sphere'))
                 continue
             if kind in ('box', 'cylinder'):
-                pts = _box_points(geom.size) if kind == 'box' else \
-                    _cylinder_points(float(geom.radius), float(geom.length))
-                a, b, r = bounding_capsule(pts)
+                a, b, r = bounding_capsule(_box_points(geom.size)) if kind == 'box' else \
+                    _cylinder_capsule(float(geom.radius), float(geom.length))
                 mine.append(Capsule(link.name, _transform(T, a), _transform(T, b), r, kind))
                 continue
             if kind != 'mesh':
