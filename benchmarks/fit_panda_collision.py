@@ -27,11 +27,12 @@ from pdls_ik.model.collision import CollisionModel
 from pdls_ik.model.collision_geometry import example_robot_data_share
 from pdls_ik.resources import bundled_urdf
 
-HEADER = """# Franka Emika Panda self-collision model for pdls_ik (bundled urdf/panda.urdf; same link frames
-# as example-robot-data's panda_description). Capsules fitted by benchmarks/fit_panda_collision.py
-# (trimesh, 3 per mesh; boxes of the fingers bounded exactly) to the collision meshes of
-# example-robot-data's robots/panda_description (Apache-2.0, Franka Emika GmbH; see its LICENSE);
-# skip_pairs: its SRDF's disable_collisions entries. No mesh is bundled.
+HEADER = """# Franka Emika Panda self-collision model for pdls_ik (bundled urdf/panda.urdf; the
+# same link frames as example-robot-data's panda_description). Capsules fitted by
+# benchmarks/fit_panda_collision.py (trimesh, 3 per mesh; the fingers' boxes bounded exactly)
+# to the collision meshes of example-robot-data's robots/panda_description (Apache-2.0,
+# Franka Emika GmbH; see its LICENSE); skip_pairs: its SRDF's disable_collisions entries.
+# No mesh is bundled.
 """
 
 

@@ -45,7 +45,7 @@ TWO_LINKS = """<robot name="two">
 
 
 def _coal_capsule(coal, a, b, r):
-    """coal shape and transform of the capsule [a, b] (its axis is z, centred)."""
+    """Return the coal shape and transform of the capsule [a, b] (its axis is z, centred)."""
     a, b = np.asarray(a, float), np.asarray(b, float)
     axis = b - a
     length = float(np.linalg.norm(axis))

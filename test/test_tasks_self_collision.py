@@ -132,7 +132,7 @@ def test_task_file_key_builds_the_task(panda, tmp_path):
     task = load_task_config(tmp_path / 'tasks.yaml').build(panda)[0]
     assert task.model.skipped[('panda_link1', 'panda_link5')] == 'srdf'
     ur5 = load_urdf(REPO / 'urdf' / 'ur5.urdf')
-    with pytest.raises(ConfigError, match="self_collision: .*no usable <collision>"):
+    with pytest.raises(ConfigError, match='self_collision: .*no usable <collision>'):
         load_task_config({'self_collision': {}}).build(ur5)
 
 

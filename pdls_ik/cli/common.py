@@ -57,7 +57,7 @@ def add_robot_arguments(parser: argparse.ArgumentParser, urdf_positional: bool =
 
 
 def collision_options(args: argparse.Namespace) -> Optional[dict]:
-    """The ``self_collision`` task entry of the --self-collision options, or None."""
+    """Return the ``self_collision`` task entry of the --self-collision options, or None."""
     if args.self_collision is None:
         if args.srdf or args.mesh_path:
             raise InputError('--srdf and --mesh-path need --self-collision')

@@ -426,7 +426,7 @@ def collision_model(linkage, model: Optional[Union[str, Path]] = None,
                     mesh_path: Sequence[str] = (), capsules_per_mesh: int = 3,
                     **pair_options) -> CollisionModel:
     """
-    The collision model of ``linkage``: from a YAML file, its URDF, or the bundled one.
+    Return the collision model of ``linkage``: from a YAML file, its URDF, or the bundled one.
 
     In order: ``model`` (a YAML path written by :meth:`CollisionModel.save`, or a bundled robot
     name such as ``"panda"``); the ``<collision>`` elements of the URDF the linkage was loaded

@@ -85,7 +85,7 @@ class Capsule:
 
 def bounding_capsule(points: Array) -> Tuple[Array, Array, float]:
     """
-    (a (3,), b (3,), radius) of a capsule containing every point of ``points`` (k, 3).
+    Return (a (3,), b (3,), radius): a capsule containing every point of ``points`` (k, 3).
 
     The segment lies on a line along the principal axis of the points, through the centre of
     their bounding rectangle across it; the radius is the largest distance of a point from that
@@ -120,7 +120,7 @@ def _box_points(size) -> Array:
 
 
 def _cylinder_capsule(radius: float, length: float) -> Tuple[Array, Array, float]:
-    """The capsule ±length/2 along z with the cylinder's radius, or the sphere, if smaller."""
+    """Return the capsule ±length/2 on z with the cylinder's radius, or the sphere if smaller."""
     half = 0.5 * length
     sphere_r = float(np.hypot(radius, half))
     if sphere_r ** 3 <= radius ** 3 + 0.75 * radius * radius * length:

@@ -43,4 +43,5 @@ from pdls_ik.tasks.self_collision_task import SelfCollisionTask
 
 __all__ = ['Task', 'FrameTask', 'RelativeFrameTask', 'LookAtTask', 'CoMTask',
            'PositionBoundTask', 'LimitAvoidanceTask', 'ClosureTask', 'PostureTask',
-           'JointLockTask', 'SelfCollisionTask', 'middle_of_limits', 'INVARIANT', 'LOCK', 'TARGET', 'POSTURE']
+           'JointLockTask', 'SelfCollisionTask', 'middle_of_limits', 'INVARIANT', 'LOCK',
+           'TARGET', 'POSTURE']
