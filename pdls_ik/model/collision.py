@@ -39,8 +39,11 @@ w₂ = c₂ + r₂ n, the gradient (1, n) is
     ∂d/∂q = nᵀ (J_p(link₁, c₁) − J_p(link₂, c₂)),   J_p(link, c) = J_v − [c − o]ₓ J_ω
 
 with J_v, J_ω the frame Jacobian rows of the link (origin o) in the root frame: the closest
-points are stationary, so their sliding along the segments does not enter (first order). Where
-the segments intersect (n undefined) n is taken between the capsules' centres.
+points are stationary, so their sliding along the segments does not enter (first order). The
+columns are those of the moving joints above each link, a revolute joint with world axis z at p
+giving n · (z × (c − p)), a prismatic one n · z (mimic joints add into their master's column
+times the multiplier), for all pairs at once. Where the segments intersect (n undefined) n is
+taken between the capsules' centres.
 """
 from __future__ import annotations
 
@@ -236,6 +239,21 @@ class CollisionModel:
         self._a = np.array([c.a for c in self.capsules], dtype=float).reshape(-1, 3)
         self._b = np.array([c.b for c in self.capsules], dtype=float).reshape(-1, 3)
         self._r = np.array([c.radius for c in self.capsules], dtype=float)
+        # moving joints above the links with geometry: child frame, axis, column of q
+        joints = self.linkage.joints
+        above = [j for j, joint in enumerate(joints) if joint.moving]
+        names = self.linkage.link_names
+        self._joint_child = [names[joints[j].child] for j in above]
+        self._joint_axis = np.array([joints[j].axis for j in above], dtype=float).reshape(-1, 3)
+        self._joint_revolute = np.array([joints[j].revolute for j in above], dtype=bool)
+        self._joint_columns = np.zeros((len(above), self.linkage.n))
+        for k, j in enumerate(above):
+            self._joint_columns[k, joints[j].index] = joints[j].multiplier
+        root = self.linkage.link_index(self.linkage.root_link)
+        self._ancestors = np.zeros((len(self.links), len(above)))
+        for i, link in enumerate(self.links):
+            path = set(self.linkage.chain(link, names[root]).path_joints)
+            self._ancestors[i] = [j in path for j in above]
         self._pair_links = np.array([(self.links.index(a), self.links.index(b))
                                      for a, b in self.pairs], dtype=np.int64).reshape(-1, 2)
 
@@ -283,20 +301,25 @@ class CollisionModel:
         n = self.linkage.n
         if not self.pairs:
             return self.distances(q), np.zeros((0, n))
-        T = self._poses(q)
-        res = self._evaluate(T)
+        poses = self.linkage.forward_kinematics_all(q)
+        res = self._evaluate(np.array([poses[link] for link in self.links]))
         G = np.zeros((len(self.pairs), n))
         near = np.flatnonzero(res.distance < cutoff)
-        root, jac = self.linkage.root_link, {}
-        for k in near:
-            nrm = res.normal[k]
-            for link, w, sign in zip(self._pair_links[k], (res.witness_a[k], res.witness_b[k]),
-                                     (1.0, -1.0)):
-                if link not in jac:
-                    jac[link] = self.linkage.jacobian(q, self.links[link], root)
-                J = jac[link]
-                r = w - T[link, :3, 3]
-                G[k] += sign * (nrm @ J[:3] + np.cross(r, nrm) @ J[3:])
+        if near.size == 0 or not self._joint_child:
+            return res, G
+        frames = np.array([poses[name] for name in self._joint_child])
+        axes = np.einsum('kij,kj->ki', frames[:, :3, :3], self._joint_axis)      # (K, 3)
+        origins = frames[:, :3, 3]
+        nrm = res.normal[near]                                                  # (P', 3)
+        rate = np.zeros((near.size, len(self._joint_child)))
+        for side, witness, sign in ((0, res.witness_a, 1.0), (1, res.witness_b, -1.0)):
+            r = witness[near][:, None, :] - origins[None, :, :]                  # (P', K, 3)
+            # revolute: n · (z × r); prismatic: n · z
+            moved = np.where(self._joint_revolute[None, :],
+                             np.einsum('pj,pkj->pk', nrm, np.cross(axes[None, :, :], r)),
+                             nrm @ axes.T)
+            rate += sign * moved * self._ancestors[self._pair_links[near, side]]
+        G[near] = rate @ self._joint_columns
         return res, G
 
     def report(self) -> List[str]:
