@@ -149,8 +149,8 @@ def test_ik_solver_one_shot_counts_a_colliding_answer_as_a_failure(panda, model)
     cfg = IKConfig(backend='numpy', timeout=0.3, position_only=True, random_seed=1)
     task = SelfCollisionTask(panda, model, d_min=0.01)
     ik = IKSolver(panda, 'panda_link8', config=cfg, extra_tasks=[task])
-    inside = ik.solve((INSIDE, (0, 0, 0, 1)), seed=Q0)
-    assert not inside.success
+    inside = ik.solve(((0.05, 0.0, 0.08), (0, 0, 0, 1)), seed=Q0)    # inside the base's capsules
+    assert not inside.success and inside.restarts > 0
     assert model.distances(inside.q).distance.min() >= 0.01 - 1e-6
     goal = panda.forward_kinematics(Q0 + 0.2, 'panda_link8')[:3, 3]
     res = ik.solve((goal, (0, 0, 0, 1)), seed=Q0)

@@ -132,6 +132,13 @@ def segment_closest_points(p1: Array, q1: Array, p2: Array, q2: Array
     return p1 + s[:, None] * d1, p2 + t[:, None] * d2
 
 
+def _cross(a: Array, b: Array) -> Array:
+    """Cross product along the last axis, broadcast (np.cross is slow on small arrays)."""
+    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
+    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
+    return np.stack((a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0), axis=-1)
+
+
 @dataclass
 class PairDistances:
     """
@@ -312,12 +319,12 @@ class CollisionModel:
         origins = frames[:, :3, 3]
         nrm = res.normal[near]                                                  # (P', 3)
         rate = np.zeros((near.size, len(self._joint_child)))
+        n_cross_z = _cross(nrm[:, None, :], axes[None, :, :])      # n · (z × r) = r · (n × z)
         for side, witness, sign in ((0, res.witness_a, 1.0), (1, res.witness_b, -1.0)):
             r = witness[near][:, None, :] - origins[None, :, :]                  # (P', K, 3)
             # revolute: n · (z × r); prismatic: n · z
             moved = np.where(self._joint_revolute[None, :],
-                             np.einsum('pj,pkj->pk', nrm, np.cross(axes[None, :, :], r)),
-                             nrm @ axes.T)
+                             np.einsum('pkj,pkj->pk', r, n_cross_z), nrm @ axes.T)
             rate += sign * moved * self._ancestors[self._pair_links[near, side]]
         G[near] = rate @ self._joint_columns
         return res, G
