@@ -245,3 +245,44 @@ def test_fitted_mesh_capsules_contain_the_mesh():
                                       pts, pts)
         inside |= np.linalg.norm(pts - c, axis=1) <= r + 1e-9
     assert inside.all()
+
+
+def test_capsules_are_no_closer_than_the_real_meshes(pinocchio_bridge):
+    """The fitted capsules contain the meshes: a pair's mesh distance (coal) ≥ its capsule's."""
+    coal = pytest.importorskip('coal')
+    trimesh = pytest.importorskip('trimesh')
+    share = example_robot_data_share()
+    if share is None:
+        pytest.skip('example-robot-data is not installed (pip install example-robot-data)')
+    panda = load_urdf(REPO / 'urdf' / 'panda.urdf')
+    model = collision_model(panda)
+    bridge = pinocchio_bridge((REPO / 'urdf' / 'panda.urdf').read_text(), panda)
+    meshes = {}
+    for link in model.links:
+        name = link.replace('panda_', '')
+        path = share / 'robots/panda_description/meshes/collision' / f'{name}.stl'
+        if not path.is_file():
+            continue                              # the fingers are boxes in the URDF
+        mesh = trimesh.load(str(path), force='mesh')
+        bvh = coal.BVHModelOBBRSS()
+        bvh.beginModel(len(mesh.faces), len(mesh.vertices))
+        bvh.addVertices(np.ascontiguousarray(mesh.vertices, dtype=float))
+        bvh.addTriangles(np.ascontiguousarray(mesh.faces, dtype=np.int64))
+        bvh.endModel()
+        meshes[link] = bvh
+    assert len(meshes) == 9
+    rng = np.random.default_rng(21)
+    checked = 0
+    for _ in range(8):
+        q = random_q(panda, rng)
+        ours = model.distances(q).distance
+        for k, (la, lb) in enumerate(model.pairs):
+            if la not in meshes or lb not in meshes or ours[k] <= 0.0:
+                continue
+            Ta, Tb = bridge.pose(q, la), bridge.pose(q, lb)
+            d = coal.distance(meshes[la], coal.Transform3s(Ta[:3, :3], Ta[:3, 3]),
+                              meshes[lb], coal.Transform3s(Tb[:3, :3], Tb[:3, 3]),
+                              coal.DistanceRequest(), coal.DistanceResult())
+            assert d >= ours[k] - 1e-9
+            checked += 1
+    assert checked > 30
