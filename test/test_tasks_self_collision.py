@@ -32,6 +32,8 @@ import pytest
 Q0 = np.array([0.0, -0.4, 0.0, -2.2, 0.0, 1.9, 0.8, 0.02])
 #: a hand goal beside the base: reached only through the robot's own links
 INSIDE = (0.15, 0.0, 0.2)
+#: a hand goal inside the base's capsules: never reached without contact
+BASE = (0.05, 0.0, 0.08)
 
 
 @pytest.fixture(scope='module')
@@ -76,10 +78,14 @@ def test_level_above_the_pose_keeps_d_min_and_gets_as_close_as_the_body_allows(p
     res = TaskSolver(panda, [_reach(panda, INSIDE), task],
                      IKConfig(random_restarts=False)).solve(Q0)
     assert res.level_names == ['self_collision', 'frame:panda_link8']
+    assert res.success                                    # reached around the body
+    assert model.distances(res.q).distance.min() >= 0.01 - 1e-6
+    # a goal inside the base's capsules: the hand stops on the margin, as close as it can
+    res = TaskSolver(panda, [_reach(panda, BASE), task],
+                     IKConfig(random_restarts=False)).solve(Q0)
     d = model.distances(res.q).distance
-    assert d.min() >= 0.01 - 1e-6
-    assert d.min() < 0.0101                       # the margin is reached: the pair is the limit
-    assert not res.success and 0.0 < res.errors['frame:panda_link8'] < 0.05
+    assert d.min() >= 0.01 - 1e-6 and d.min() < 0.0102       # a pair rests on the margin
+    assert not res.success and 0.0 < res.errors['frame:panda_link8'] < 0.15
     assert res.errors['self_collision'] <= 1e-6
 
 
@@ -149,7 +155,7 @@ def test_ik_solver_one_shot_counts_a_colliding_answer_as_a_failure(panda, model)
     cfg = IKConfig(backend='numpy', timeout=0.3, position_only=True, random_seed=1)
     task = SelfCollisionTask(panda, model, d_min=0.01)
     ik = IKSolver(panda, 'panda_link8', config=cfg, extra_tasks=[task])
-    inside = ik.solve(((0.05, 0.0, 0.08), (0, 0, 0, 1)), seed=Q0)    # inside the base's capsules
+    inside = ik.solve((BASE, (0, 0, 0, 1)), seed=Q0)
     assert not inside.success and inside.restarts > 0
     assert model.distances(inside.q).distance.min() >= 0.01 - 1e-6
     goal = panda.forward_kinematics(Q0 + 0.2, 'panda_link8')[:3, 3]

@@ -114,6 +114,47 @@ def bounding_capsule(points: Array) -> Tuple[Array, Array, float]:
     return centre + lo * basis[0], centre + hi * basis[0], radius
 
 
+def _point_segment_distances(points: Array, a: Array, b: Array) -> Array:
+    d = b - a
+    dd = float(d @ d)
+    t = np.clip((points - a) @ d / dd, 0.0, 1.0) if dd > 0.0 else np.zeros(len(points))
+    return np.linalg.norm(points - (a + t[:, None] * d), axis=1)
+
+
+def tight_capsule(points: Array) -> Tuple[Array, Array, float]:
+    """
+    Return (a (3,), b (3,), radius): a capsule of small volume containing ``points`` (k, 3).
+
+    Starts from :func:`bounding_capsule` and moves the segment ends by Nelder–Mead (SciPy) to
+    lower the volume π r² L + 4/3 π r³, the radius always the largest distance from a point
+    (of the points' convex hull) to the segment: the result contains every point whatever the
+    optimizer does.
+    """
+    from scipy.optimize import minimize
+    from scipy.spatial import ConvexHull, QhullError
+    pts = np.asarray(points, dtype=float).reshape(-1, 3)
+    try:
+        pts = pts[ConvexHull(pts).vertices]
+    except (QhullError, ValueError):   # flat or too few points: keep them all
+        pass
+    a0, b0, _ = bounding_capsule(pts)
+
+    def volume(x):
+        a, b = x[:3], x[3:]
+        r = _point_segment_distances(pts, a, b).max()
+        return np.pi * r * r * np.linalg.norm(b - a) + 4.0 / 3.0 * np.pi * r ** 3
+
+    x0 = np.concatenate((a0, b0))
+    if np.allclose(a0, b0):                     # a sphere: open it along the principal axis
+        axis = np.linalg.svd(pts - pts.mean(axis=0), full_matrices=True)[2][0]
+        x0 = np.concatenate((a0 - 1e-3 * axis, b0 + 1e-3 * axis))
+    best = minimize(volume, x0, method='Nelder-Mead',
+                    options={'xatol': 1e-6, 'fatol': 1e-12, 'maxiter': 3000})
+    x = best.x if best.fun < volume(np.concatenate((a0, b0))) else np.concatenate((a0, b0))
+    a, b = x[:3], x[3:]
+    return a, b, float(_point_segment_distances(pts, a, b).max())
+
+
 def _box_points(size) -> Array:
     half = 0.5 * np.asarray(size, dtype=float)
     return np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)]) * half
@@ -231,7 +272,7 @@ def fit_mesh(path: str, scale: Tuple[float, float, float] = (1.0, 1.0, 1.0),
     out = []
     for j in np.unique(labels):
         used = np.unique(faces[labels == j])
-        out.append(bounding_capsule(vertices[used]))
+        out.append(tight_capsule(vertices[used]))
     return tuple(out)
 
 
