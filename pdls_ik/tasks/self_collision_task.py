@@ -32,7 +32,7 @@ step of Δt, γ = ξ Δt / (d_i − d_s) (:func:`damper_gain`). Each solver iter
 the bound by at most the fraction γ of the remaining gap, so that a streamed goal slows the arm
 before contact instead of stopping it dead. The bound holds for the linearized step: sliding
 along the margin, one step's second-order term can take a pair below ``d_min`` by a little
-(about 1 mm at 0.5 m/s, 100 Hz on the Panda; the position form dips 7 mm there), pushed back at
+(about 1 mm at 0.5 m/s, 100 Hz on the Panda; the position form dips 3 mm there), pushed back at
 the next step; include that in ``d_min``.
 
 Its kind is ``target`` with priority −1 by default: a level of its own above the pose task
