@@ -37,6 +37,7 @@ import numpy as np
 from numpy.typing import NDArray
 from pdls_ik.diagnostics import status_from_result
 from pdls_ik.ik import IKSolver
+from pdls_ik.tasks import SelfCollisionTask
 from pdls_ik.trajectory import plan_to, with_mimic_joints
 
 Array = NDArray[np.float64]
@@ -211,7 +212,19 @@ def summarize(log: TrackingLog, solver: IKSolver) -> Dict[str, float]:
         'largest_step_over_velocity_bound': float(np.max(steps / bound)),
         'min_singular_value': _smallest_positive(a['min_sigma'][np.isfinite(a['min_sigma'])]),
         'closest_to_limit_rad': float(np.min(np.minimum(q - lo, up - q)[:, chain])),
+        **_closest_pair(q, solver),
     }
+
+
+def _closest_pair(q: Array, solver: IKSolver) -> Dict:
+    """Closest checked link pair over the run (q (cycles, n)), with a SelfCollisionTask."""
+    task = next((t for t in solver.extra_tasks if isinstance(t, SelfCollisionTask)), None)
+    if task is None or not task.model.pairs:
+        return {}
+    dist = np.array([task.model.distances(x).distance for x in q])
+    cycle, pair = np.unravel_index(int(np.argmin(dist)), dist.shape)
+    return {'closest_pair': '{} / {}'.format(*task.model.pairs[pair]),
+            'closest_pair_distance_m': float(dist[cycle, pair]), 'd_min_m': task.d_min}
 
 
 def print_summary(summary: Dict[str, float], out=None) -> None:
@@ -234,6 +247,9 @@ def print_summary(summary: Dict[str, float], out=None) -> None:
         f"({math.degrees(s['closest_to_limit_rad']):.1f} deg, joints of the chain)",
         f"smallest singular value: {s['min_singular_value']:.3g}",
     ]
+    if 'closest_pair' in s:
+        lines.append(f"closest link pair:       {s['closest_pair']} at "
+                     f"{s['closest_pair_distance_m']:.4f} m (d_min {s['d_min_m']:g} m)")
     print('\n'.join(lines), file=out)
 
 
