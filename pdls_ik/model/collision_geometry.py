@@ -131,11 +131,11 @@ def tight_capsule(points: Array) -> Tuple[Array, Array, float]:
     optimizer does.
     """
     from scipy.optimize import minimize
-    from scipy.spatial import ConvexHull, QhullError
+    from scipy.spatial import ConvexHull
     pts = np.asarray(points, dtype=float).reshape(-1, 3)
     try:
         pts = pts[ConvexHull(pts).vertices]
-    except (QhullError, ValueError):   # flat or too few points: keep them all
+    except (RuntimeError, ValueError):   # QhullError (flat, too few points): keep them all
         pass
     a0, b0, _ = bounding_capsule(pts)
 
