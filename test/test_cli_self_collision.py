@@ -69,3 +69,15 @@ def test_demo_reports_the_closest_pair(capsys, tmp_path):
                         str(tmp_path))
     found = re.search(r'closest link pair: +(\S+) / (\S+) at ([0-9.]+) m \(d_min 0.01 m\)', out)
     assert code == 0 and found and float(found.group(3)) >= 0.01
+
+
+def test_pairs_in_contact_at_neutral_are_reported(capsys, tmp_path):
+    import yaml
+    data = yaml.safe_load((REPO / 'config' / 'panda_collision.yaml').read_text())
+    # a base sphere reaching link 5 at the middle of the limits: that pair cannot be checked
+    data['capsules']['panda_link0'].append({'center': [0, 0, 0.5], 'radius': 0.4})
+    (tmp_path / 'm.yaml').write_text(yaml.safe_dump(data))
+    code, _, err = _run(capsys, 'ik', 'panda', '--pose', '0.4', '0.1', '0.5', '1', '0', '0',
+                        '0', '--timeout', '1', '--self-collision', str(tmp_path / 'm.yaml'))
+    assert code == 0
+    assert 'note: panda_link0 / panda_link5: in contact at the neutral configuration' in err

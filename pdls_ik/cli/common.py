@@ -27,7 +27,7 @@ from pdls_ik.ik import IKSolver
 from pdls_ik.model import load_urdf
 from pdls_ik.resources import BUNDLED_ROBOTS, urdf_path
 from pdls_ik.task_config import load_task_config, TaskConfig
-from pdls_ik.tasks.self_collision_task import damper_gain
+from pdls_ik.tasks.self_collision_task import damper_gain, SelfCollisionTask
 
 
 def add_robot_arguments(parser: argparse.ArgumentParser, urdf_positional: bool = True) -> None:
@@ -102,6 +102,9 @@ def make_solver(urdf: str, tip: Optional[str], base: Optional[str],
         raise ConfigError("parameter 'tip_link': give --tip LINK (no default for this robot)")
     overrides = {k: v for k, v in overrides.items() if v is not None}
     solver = IKSolver(robot, tip, base or None, config=config, extra_tasks=tasks, **overrides)
+    for task in solver.extra_tasks:      # pairs left out at neutral: said, on stderr
+        if isinstance(task, SelfCollisionTask) and task.model.neutral_contacts:
+            print('note: ' + '\n'.join(task.model.report()[1:]).strip(), file=sys.stderr)
     warm_up(solver)
     return solver
 
