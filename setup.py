@@ -58,7 +58,11 @@ setup(
     extras_require={
         # flake8 with ament_flake8's plugins and pydocstyle apply the ament linters' checks
         # without ROS (test/test_style.py); numba (a dependency) lets tests cover both backends
-        'test': ['pytest>=7', 'pin>=2.6', 'flake8>=6', 'flake8-builtins>=2.1',
+        # self-collision: trimesh fits capsules to collision meshes (pdls_ik.model.collision);
+        # example-robot-data has the Panda's meshes the tests fit; coal checks the distances
+        'collision': ['trimesh>=4'],
+        'test': ['pytest>=7', 'pin>=2.6', 'coal>=3', 'trimesh>=4', 'example-robot-data>=4.1',
+                 'flake8>=6', 'flake8-builtins>=2.1',
                  'flake8-comprehensions>=3.10', 'flake8-docstrings>=1.6',
                  'flake8-import-order>=0.18', 'flake8-quotes>=3.3', 'pydocstyle>=6.1',
                  'dask[distributed]>=2022.1', 'zarr>=2.11',
@@ -66,7 +70,7 @@ setup(
                  'setuptools>=64', 'wheel>=0.38'],
         # reachability maps (pdls-ik reach): spread over cores and machines, chunked results
         'reach': ['dask[distributed]>=2022.1', 'zarr>=2.11'],
-        'bench': ['pin>=2.6', 'ikpy>=3.3', 'roboticstoolbox-python>=1.1'],
+        'bench': ['pin>=2.6', 'ikpy>=3.3', 'roboticstoolbox-python>=1.1', 'coal>=3'],
     },
     zip_safe=True,
     maintainer='pdls_ik developers',

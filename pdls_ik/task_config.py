@@ -39,20 +39,36 @@ Keys (every one optional; unknown keys are errors naming the key)::
       - {type: limit_avoidance, fraction: 0.1}
       - {type: joint_lock, joints: [crank_joint], positions: [0.5]}
       - {type: posture, preferred: [..], weight: 0.1}
+    self_collision:               # or "true" for the defaults: a level above the pose task
+      d_min: 0.01                 # [m] smallest allowed distance between checked link pairs
+      activation_distance: 0.1    # [m] pairs farther apart give no active row
+      gain: 1.0                   # (0, 1]: 1 one-shot position form, < 1 velocity damper
+      model: panda                # capsules YAML (CollisionModel.save) or bundled robot name;
+                                  # default: the URDF's <collision> elements
+      srdf: robot.srdf            # its disable_collisions pairs are not checked
+      skip_pairs: [[link_a, link_b]]
+      mesh_path: [/path/to/meshes]      # where package:// meshes are looked for
+      capsules_per_mesh: 3
+      priority: -1                # with weight, tolerance, name
 
 Every task also accepts ``name``, ``priority`` (targets, smaller = higher) and ``weight``; the
-other keys are the task class's constructor arguments (see its docstring).
+other keys are the task class's constructor arguments (see its docstring). ``self_collision``
+builds a :class:`~pdls_ik.tasks.SelfCollisionTask` on
+:func:`pdls_ik.model.collision.collision_model`; relative ``model`` and ``srdf`` paths of a file
+are taken from the file's folder.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Tuple, Union
+from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
 
 from pdls_ik.config import yaml_error_line
 from pdls_ik.errors import ConfigError, PDLSIKError
+from pdls_ik.model.collision import collision_model
 from pdls_ik.tasks import (ClosureTask, CoMTask, FrameTask, JointLockTask, LimitAvoidanceTask,
-                           LookAtTask, PositionBoundTask, PostureTask, RelativeFrameTask, Task)
+                           LookAtTask, PositionBoundTask, PostureTask, RelativeFrameTask,
+                           SelfCollisionTask, Task)
 
 _COMMON = ('name', 'priority', 'weight')
 _FRAME = ('link', 'base', 'position', 'orientation', 'position_mask', 'orientation_mask',
@@ -77,7 +93,11 @@ TASK_TYPES: Dict[str, Tuple[type, Tuple[str, ...], Tuple[str, ...]]] = {
 }
 CLOSURE_KEYS = ('name', 'link_a', 'link_b', 'frame_a', 'frame_b', 'mode', 'tolerance', 'weight')
 TOP_KEYS = ('floating_base', 'limit_strategy', 'solve_groups', 'fixed_joints', 'closures',
-            'tasks')
+            'tasks', 'self_collision')
+#: self_collision keys: the task's, then the collision model's
+COLLISION_TASK_KEYS = ('d_min', 'activation_distance', 'gain', 'weight', 'tolerance',
+                       'priority', 'name')
+COLLISION_MODEL_KEYS = ('model', 'srdf', 'skip_pairs', 'mesh_path', 'capsules_per_mesh')
 
 
 def _mapping(value, key: str) -> Mapping:
@@ -114,6 +134,8 @@ class TaskConfig:
     fixed_joints: List[str] = field(default_factory=list)
     closures: List[Dict[str, Any]] = field(default_factory=list)
     tasks: List[Dict[str, Any]] = field(default_factory=list)
+    #: the ``self_collision`` entry, or None
+    self_collision: Optional[Dict[str, Any]] = None
 
     @classmethod
     def from_dict(cls, data: Mapping) -> 'TaskConfig':
@@ -156,8 +178,17 @@ class TaskConfig:
             _check_keys(entry, allowed, required, key)
             entry['type'] = kind
             tasks.append(entry)
+        collision = data.get('self_collision')
+        if collision is True:
+            collision = {}
+        elif collision is False:
+            collision = None
+        elif collision is not None:
+            collision = dict(_mapping(collision, 'self_collision'))
+            _check_keys(collision, COLLISION_TASK_KEYS + COLLISION_MODEL_KEYS, (),
+                        'self_collision')
         return cls(data.get('floating_base', False), strategy,
-                   data.get('solve_groups', False), list(fixed), closures, tasks)
+                   data.get('solve_groups', False), list(fixed), closures, tasks, collision)
 
     def build(self, linkage) -> List[Task]:
         """
@@ -178,7 +209,34 @@ class TaskConfig:
             if cls is JointLockTask:
                 entry['values'] = entry.pop('positions')
             out.append(_construct(cls, linkage, entry, f'tasks[{i}]'))
+        if self.self_collision is not None:
+            out.append(self_collision_task(linkage, self.self_collision))
         return out
+
+
+def self_collision_task(linkage, entry: Mapping[str, Any]) -> SelfCollisionTask:
+    """
+    Build a SelfCollisionTask from a ``self_collision`` entry (keys: module docstring).
+
+    :raises ConfigError: a model that cannot be built or a value the task rejects, naming
+        ``self_collision``.
+    """
+    model_args = {k: entry[k] for k in COLLISION_MODEL_KEYS if entry.get(k) is not None}
+    if 'skip_pairs' in model_args:
+        pairs = model_args['skip_pairs']
+        if not isinstance(pairs, list) or not all(isinstance(p, (list, tuple)) and len(p) == 2
+                                                  for p in pairs):
+            raise ConfigError(f'self_collision.skip_pairs: expected a list of [link_a, link_b],'
+                              f' got {pairs!r}')
+    if isinstance(model_args.get('mesh_path'), str):
+        model_args['mesh_path'] = [model_args['mesh_path']]
+    try:
+        model = collision_model(linkage, **model_args)
+    except (PDLSIKError, TypeError) as err:
+        raise ConfigError(f'self_collision: {err}') from err
+    task_args = {k: entry[k] for k in COLLISION_TASK_KEYS if entry.get(k) is not None}
+    return _construct(SelfCollisionTask, linkage, dict(task_args, model=model),
+                      'self_collision')
 
 
 def _construct(cls, linkage, kwargs: Dict[str, Any], key: str) -> Task:
@@ -209,4 +267,10 @@ def load_task_config(source: Union[str, Path, Mapping]) -> TaskConfig:
                               ) from None
     if isinstance(data, Mapping) and 'pdls_ik_tasks' in data:
         data = data['pdls_ik_tasks']
-    return TaskConfig.from_dict(data)
+    config = TaskConfig.from_dict(data)
+    if config.self_collision and not isinstance(source, Mapping):
+        for key in ('model', 'srdf'):     # relative to the task file (a bundled name stays)
+            value = config.self_collision.get(key)
+            if isinstance(value, str) and (Path(source).parent / value).is_file():
+                config.self_collision[key] = str(Path(source).parent / value)
+    return config

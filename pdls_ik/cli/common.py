@@ -28,7 +28,8 @@ from pdls_ik.errors import ConfigError, InputError
 from pdls_ik.ik import IKSolver
 from pdls_ik.model import load_urdf
 from pdls_ik.resources import BUNDLED_ROBOTS, urdf_path
-from pdls_ik.task_config import load_task_config
+from pdls_ik.task_config import load_task_config, TaskConfig
+from pdls_ik.tasks.self_collision_task import damper_gain, SelfCollisionTask
 
 
 def add_robot_arguments(parser: argparse.ArgumentParser, urdf_positional: bool = True) -> None:
@@ -43,21 +44,59 @@ def add_robot_arguments(parser: argparse.ArgumentParser, urdf_positional: bool =
     parser.add_argument('--tasks', metavar='FILE',
                         help='YAML of closures and extra tasks solved with the tip pose '
                              '(keys: pdls_ik/task_config.py; default: tasks_file of the config)')
+    parser.add_argument('--self-collision', nargs='?', const='', default=None, metavar='MODEL',
+                        help='keep the link pairs at least --d-min apart, on a level above the '
+                             'pose: from the URDF <collision> elements, the bundled model of a '
+                             'bundled robot, or MODEL (a capsule YAML)')
+    parser.add_argument('--srdf', metavar='FILE',
+                        help='with --self-collision: its disable_collisions pairs are not checked')
+    parser.add_argument('--mesh-path', action='append', default=[], metavar='DIR',
+                        help='with --self-collision: a folder where package:// meshes are looked '
+                             'for (repeatable)')
+    parser.add_argument('--d-min', type=float, default=0.01, metavar='M',
+                        help='with --self-collision: smallest distance between links [m] '
+                             '(default 0.01)')
+
+
+def collision_options(args: argparse.Namespace) -> Optional[dict]:
+    """Return the ``self_collision`` task entry of the --self-collision options, or None."""
+    if args.self_collision is None:
+        if args.srdf or args.mesh_path:
+            raise InputError('--srdf and --mesh-path need --self-collision')
+        return None
+    entry = {'d_min': args.d_min, 'activation_distance': max(0.1, args.d_min + 0.05)}
+    if args.self_collision:
+        entry['model'] = args.self_collision
+    if args.srdf:
+        entry['srdf'] = args.srdf
+    if args.mesh_path:
+        entry['mesh_path'] = list(args.mesh_path)
+    return entry
 
 
 def make_solver(urdf: str, tip: Optional[str], base: Optional[str],
                 config_path: Optional[str], tasks_path: Optional[str] = None,
-                **overrides) -> IKSolver:
+                collision: Optional[dict] = None, **overrides) -> IKSolver:
     """
     Load the robot and build an :class:`IKSolver`; errors name the bad input.
 
     ``tasks_path`` (``--tasks``; default: the config's ``tasks_file``) adds the closures and
-    extra tasks of a :mod:`pdls_ik.task_config` YAML file to the solver.
+    extra tasks of a :mod:`pdls_ik.task_config` YAML file to the solver; ``collision``
+    (:func:`collision_options`) its ``self_collision`` entry, with the velocity damper of the
+    tracking rate when one is given (approach speed 0.5 m/s at the activation distance).
     """
     robot = load_urdf(urdf_path(urdf))
     config = load_config(config_path) if config_path else IKConfig()
     tasks_path = tasks_path or config.tasks_file
     tasks = load_task_config(tasks_path) if tasks_path else None
+    if collision is not None:
+        tasks = tasks if tasks is not None else TaskConfig()
+        entry = dict(tasks.self_collision or {}, **collision)
+        rate = overrides.get('tracking_rate')
+        if rate:
+            entry['gain'] = damper_gain(0.5, 1.0 / rate, entry['d_min'],
+                                        entry['activation_distance'])
+        tasks.self_collision = entry
     if not tip:
         key = str(urdf)[:-5] if str(urdf).endswith('.urdf') else str(urdf)
         tip = config.tip_link or (BUNDLED_ROBOTS[key][1] if key in BUNDLED_ROBOTS else '')
@@ -65,7 +104,11 @@ def make_solver(urdf: str, tip: Optional[str], base: Optional[str],
         raise ConfigError("parameter 'tip_link': give --tip LINK (no default for this robot; "
                           f"the tips of its tree: {', '.join(leaf_links(robot))})")
     overrides = {k: v for k, v in overrides.items() if v is not None}
-    return IKSolver(robot, tip, base or None, config=config, extra_tasks=tasks, **overrides)
+    solver = IKSolver(robot, tip, base or None, config=config, extra_tasks=tasks, **overrides)
+    for task in solver.extra_tasks:      # pairs left out at neutral: said, on stderr
+        if isinstance(task, SelfCollisionTask) and task.model.neutral_contacts:
+            print('note: ' + '\n'.join(task.model.report()[1:]).strip(), file=sys.stderr)
+    return solver
 
 
 def leaf_links(robot) -> List[str]:

@@ -29,8 +29,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from pdls_ik.cli.common import (add_robot_arguments, make_solver, output_folder, warm_up,
-                                write_summary)
+from pdls_ik.cli.common import (add_robot_arguments, collision_options, make_solver,
+                                output_folder, warm_up, write_summary)
 from pdls_ik.cli.tracking import (exit_status, OFFLINE_TRACKING_TIMEOUT, print_summary,
                                   run_tracking, summarize, wall_start_ns, write_bag)
 from pdls_ik.demo_path import trackable_path
@@ -68,12 +68,14 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f'--rate: {args.rate} must be in (0, 10000] Hz')
     out = output_folder(args.out)
     solver = make_solver(args.urdf, args.tip, args.base, args.config, args.tasks,
+                         collision_options(args),
                          tracking_rate=args.rate, tracking_timeout=OFFLINE_TRACKING_TIMEOUT)
     dof = solver.chain_variables.size
     if dof < 6 and not solver.config.position_only:
         print(f'note: {dof} joints from {solver.base_link} to {solver.tip_link} cannot follow '
               f'a full pose path; tracking the position only (position_only: true)')
         solver = make_solver(args.urdf, args.tip, args.base, args.config, args.tasks,
+                             collision_options(args),
                              tracking_rate=args.rate, tracking_timeout=OFFLINE_TRACKING_TIMEOUT,
                              position_only=True)
     warm_up(solver)

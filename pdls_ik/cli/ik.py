@@ -24,7 +24,8 @@ import argparse
 import json
 
 import numpy as np
-from pdls_ik.cli.common import add_robot_arguments, make_solver, warm_up
+from pdls_ik.cli.common import (add_robot_arguments, collision_options, make_solver,
+                                warm_up)
 from pdls_ik.errors import InputError
 from pdls_ik.model.joint_vector import check_joint_vector
 from pdls_ik.tasks.se3 import parse_pose
@@ -64,6 +65,7 @@ def result_dict(res) -> dict:
 def run(args: argparse.Namespace) -> int:
     """Solve one goal and print q by joint name; return 0 solved, 1 no solution."""
     solver = make_solver(args.urdf, args.tip, args.base, args.config, args.tasks,
+                         collision_options(args),
                          position_only=args.position_only)
     if args.timeout is not None and not args.timeout > 0:
         raise InputError(f'--timeout: {args.timeout} must be > 0 seconds')

@@ -38,8 +38,8 @@ import sys
 from typing import List, Tuple
 
 import numpy as np
-from pdls_ik.cli.common import (add_robot_arguments, make_solver, output_folder, warm_up,
-                                write_summary)
+from pdls_ik.cli.common import (add_robot_arguments, collision_options, make_solver,
+                                output_folder, warm_up, write_summary)
 from pdls_ik.cli.tracking import (exit_status, OFFLINE_TRACKING_TIMEOUT, print_summary,
                                   run_tracking, START_SOLVE_TIMEOUT, summarize, wall_start_ns,
                                   write_bag)
@@ -158,6 +158,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f'--settle: {args.settle} must be in [0, 3600] seconds')
     out = output_folder(args.out)
     solver = make_solver(args.urdf, args.tip, args.base, args.config, args.tasks,
+                         collision_options(args),
                          tracking_rate=args.rate, tracking_timeout=OFFLINE_TRACKING_TIMEOUT)
     try:
         goals, skipped = read_goals(Path(args.goals))

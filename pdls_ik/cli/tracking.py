@@ -38,6 +38,7 @@ import numpy as np
 from numpy.typing import NDArray
 from pdls_ik.diagnostics import status_from_result
 from pdls_ik.ik import IKSolver
+from pdls_ik.tasks import SelfCollisionTask
 from pdls_ik.trajectory import plan_to, with_mimic_joints
 
 Array = NDArray[np.float64]
@@ -230,6 +231,7 @@ def summarize(log: TrackingLog, solver: IKSolver) -> Dict[str, float]:
                                           if not np.isfinite(bound[i])],
         'min_singular_value': _smallest_positive(a['min_sigma'][np.isfinite(a['min_sigma'])]),
         'closest_to_limit_rad': float(np.min(np.minimum(q - lo, up - q)[:, chain])),
+        **_closest_pair(q, solver),
     }
 
 
@@ -242,6 +244,17 @@ def _step_bound(s: Dict[str, float]) -> str:
     if s.get('chain_joints', 0) and len(free) >= s['chain_joints']:
         return 'no velocity limit in the URDF'
     return f"{ratio}; no velocity limit on {', '.join(free)}"
+
+
+def _closest_pair(q: Array, solver: IKSolver) -> Dict:
+    """Closest checked link pair over the run (q (cycles, n)), with a SelfCollisionTask."""
+    task = next((t for t in solver.extra_tasks if isinstance(t, SelfCollisionTask)), None)
+    if task is None or not task.model.pairs:
+        return {}
+    dist = np.array([task.model.distances(x).distance for x in q])
+    cycle, pair = np.unravel_index(int(np.argmin(dist)), dist.shape)
+    return {'closest_pair': '{} / {}'.format(*task.model.pairs[pair]),
+            'closest_pair_distance_m': float(dist[cycle, pair]), 'd_min_m': task.d_min}
 
 
 def print_summary(summary: Dict[str, float], out=None) -> None:
@@ -263,6 +276,9 @@ def print_summary(summary: Dict[str, float], out=None) -> None:
         f"({math.degrees(s['closest_to_limit_rad']):.1f} deg, joints of the chain)",
         f"smallest singular value: {s['min_singular_value']:.3g}",
     ]
+    if 'closest_pair' in s:
+        lines.append(f"closest link pair:       {s['closest_pair']} at "
+                     f"{s['closest_pair_distance_m']:.4f} m (d_min {s['d_min_m']:g} m)")
     print('\n'.join(lines), file=out)
 
 

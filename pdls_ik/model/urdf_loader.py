@@ -180,7 +180,11 @@ def load_urdf(source: Source, base_link: Optional[str] = None) -> Linkage:
 
     limits = Limits.from_joints(active)
     inertials = {link.name: _inertial(link) for link in robot.links if link.inertial is not None}
-    return Linkage(name=robot.name, link_names=link_names, root_link=root_link, joints=joints,
-                   joint_names=[j.name for j in active],
-                   joint_types=[j.type for j in active], limits=limits, inertials=inertials,
-                   base_link=base_link)
+    linkage = Linkage(name=robot.name, link_names=link_names, root_link=root_link,
+                      joints=joints, joint_names=[j.name for j in active],
+                      joint_types=[j.type for j in active], limits=limits,
+                      inertials=inertials, base_link=base_link)
+    # the description itself, for what reads more of it (the collision model's <collision>)
+    linkage.urdf_text = text
+    linkage.urdf_path = Path(source) if label.startswith('URDF file') else None
+    return linkage

@@ -24,6 +24,7 @@ Tasks (effectors): residual rows and Jacobian rows, one task per file.
     ClosureTask         loop closure between two links, "invariant" level
     PostureTask         preferred joint values, lowest priority
     JointLockTask       hold joints at values, above the targets
+    SelfCollisionTask   link pairs kept ≥ d_min apart (inequality rows), above the pose
     Task                the abstract base: compute(q) -> (e (m,), J (m, n))
 
 Each lives in the file named after it in snake case (``FrameTask`` in ``frame_task.py``).
@@ -38,7 +39,9 @@ from pdls_ik.tasks.look_at_task import LookAtTask
 from pdls_ik.tasks.position_bound_task import PositionBoundTask
 from pdls_ik.tasks.posture_task import middle_of_limits, PostureTask
 from pdls_ik.tasks.relative_frame_task import RelativeFrameTask
+from pdls_ik.tasks.self_collision_task import SelfCollisionTask
 
 __all__ = ['Task', 'FrameTask', 'RelativeFrameTask', 'LookAtTask', 'CoMTask',
            'PositionBoundTask', 'LimitAvoidanceTask', 'ClosureTask', 'PostureTask',
-           'JointLockTask', 'middle_of_limits', 'INVARIANT', 'LOCK', 'TARGET', 'POSTURE']
+           'JointLockTask', 'SelfCollisionTask', 'middle_of_limits', 'INVARIANT', 'LOCK',
+           'TARGET', 'POSTURE']
