@@ -39,7 +39,6 @@ import os
 import sys
 
 import numpy as np
-from scipy.optimize import lsq_linear, minimize
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
 
@@ -47,6 +46,7 @@ from pdls_ik import load_urdf, pdls  # noqa: E402
 from pdls_ik.config import IKConfig  # noqa: E402
 from pdls_ik.task_solver import pdls_options, TaskProblem  # noqa: E402
 from pdls_ik.tasks import FrameTask, PostureTask  # noqa: E402
+from scipy.optimize import lsq_linear, minimize  # noqa: E402
 
 URDF = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'urdf', 'panda.urdf')
 
@@ -65,7 +65,7 @@ class _Linear:
 
 
 def posture_leak(count: int = 300):
-    """Finding 1, linear: (unsolved with posture, unsolved without) out of count."""
+    """Count finding 1, linear: (unsolved with posture, unsolved without) out of count."""
     bad = [0, 0]
     n = 5
     for seed in range(count):
@@ -80,7 +80,7 @@ def posture_leak(count: int = 300):
 
 
 def panda_posture(count: int = 25, seed: int = 14):
-    """Finding 1, Panda: (poses met with a posture at the limits, poses met without)."""
+    """Count finding 1, Panda: (poses met with a posture at the limits, poses met without)."""
     robot = load_urdf(URDF)
     rng = np.random.default_rng(seed)
     lo, up = robot.lower, robot.upper
@@ -101,7 +101,7 @@ def panda_posture(count: int = 25, seed: int = 14):
 
 
 def rank_at_scale(count: int = 200, scale: float = 1e6):
-    """Finding 2: how many undamped steps leave |e0 after| / |e0| > 1e-6, out of count."""
+    """Count finding 2: how many undamped steps leave |e0 after| / |e0| > 1e-6, out of count."""
     bad = 0
     n = 7
     for seed in range(count):
@@ -131,7 +131,7 @@ def lexicographic_optimum(A0, b0, A1, b1, lo, up):
 
 
 def bounded_two_level(count: int = 200, strategies=('clamping', 'pgs')):
-    """Finding 5, one step: per strategy (problems, level-0 above optimum, level-1 excesses)."""
+    """Count finding 5, one step: per strategy (problems, level-0 above optimum, level-1 excesses)."""
     n, box = 7, 0.2
     problems = []
     for seed in range(count):
@@ -163,9 +163,9 @@ def bounded_two_level(count: int = 200, strategies=('clamping', 'pgs')):
 
 
 def bounded_one_level(count: int = 300, strategies=('clamping', 'pgs')):
-    """Finding 5, full solves: per strategy, how many end above the bounded optimum (+1e-6)."""
+    """Count finding 5, full solves: per strategy, how many end above the bounded optimum (+1e-6)."""
     n, m, box = 6, 4, 0.3
-    out = {s: 0 for s in strategies}
+    out = dict.fromkeys(strategies, 0)
     for seed in range(count):
         rng = np.random.default_rng(5000 + seed)
         A = rng.normal(size=(m, n))

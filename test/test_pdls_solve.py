@@ -105,7 +105,7 @@ def test_max_time():
 @pytest.mark.parametrize('revert,theta,norm', [(True, 1.0, 1.0), (False, 0.0, 2.0)])
 def test_diverged_with_and_without_revert(revert, theta, norm):
     opts = EXACT.replace(abort_on_divergence=True, revert_on_divergence=revert,
-                         divergence_factor=1.5)
+                         divergence_factor=0.5)          # diverged: grew by more than half
     result = solve(cubic, np.array([0.0]), options=opts)
     assert result.status == DIVERGED and result.iterations == 2
     assert result.theta[0] == theta and result.residual_norms == [norm]
@@ -137,13 +137,40 @@ def test_divergence_without_abort_reverts_and_slows_down():
     def atan_levels(theta):
         t = theta[0]
         return [(np.array([-math.atan(t)]), np.array([[1.0 / (1.0 + t * t)]]))]
-    opts = PDLSOptions(damping=0.0, theta_diff_clamping=False, divergence_factor=1.0)
+    opts = PDLSOptions(damping=0.0, theta_diff_clamping=False, divergence_factor=1e-9)
     result = solve(atan_levels, np.array([1.5]), options=opts)
     assert result.status == CONVERGED and abs(result.theta[0]) < 1e-10
     assert result.divergences >= 1 and result.reverts == result.divergences
     assert result.slowdowns >= 1
     plain = solve(atan_levels, np.array([1.5]), options=EXACT.replace(max_iterations=20))
     assert plain.status == STALLED and abs(plain.theta[0]) > 1e6 and plain.ranks == [0]
+
+
+class _Growing:
+    """One level whose residual is 1 at θ = 0 and ``1 + growth · θ``: a unit step grows it."""
+
+    def __init__(self, growth):
+        self.growth = growth
+
+    def levels(self, theta):
+        return [(np.array([1.0 + self.growth * theta[0]]), np.array([[1.0]]))]
+
+
+@pytest.mark.parametrize('growth,status', [(1.5, MAX_ITERATIONS), (2.5, DIVERGED)])
+def test_divergence_factor_bounds_the_increase_as_the_seed_reads(growth, status):
+    """
+    Issue 14, finding 3: diverged when the *increase* exceeds tol + factor × previous (MSim).
+
+    Factor 2: 1 → 2.5 (increase 1.5 < 2) is not divergence, 1 → 3.5 (increase 2.5) is.
+    """
+    opts = PDLSOptions(damping=0.0, theta_diff_clamping=False, adaptive_step_size=False,
+                       abort_on_divergence=True, divergence_factor=2.0, max_iterations=1)
+    result = solve(_Growing(growth), np.array([0.0]), options=opts)
+    assert result.status == status
+    assert result.divergences == (status == DIVERGED)
+    off = solve(_Growing(growth), np.array([0.0]),
+                options=opts.replace(divergence_factor=0.0))           # 0 disables (MSim)
+    assert off.status == MAX_ITERATIONS and off.divergences == 0
 
 
 def test_last_is_optional():

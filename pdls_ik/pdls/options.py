@@ -105,9 +105,15 @@ class PDLSOptions:
             ``theta_diff_max_mag * scale``.
         never_damp_sigma: no automatic damping while the smallest retained singular value is at
             least this (``inf``: thresholding off).
-        always_damp_sigma: automatic damping always applied below this singular value (0: off);
-            the damping then aims as if the residual asked for at least this σ.
-        svd_tol: singular values at or below this are treated as zero (rank decision).
+        always_damp_sigma: automatic damping is applied below this singular value even when
+            ``never_damp_sigma`` would forbid it (0: off); λ is then the formula above with the
+            level's own d, as MSim's ``alwaysDampSigma`` (it changes whether damping applies,
+            never how much).
+        svd_tol: relative rank tolerance: a singular value of the restricted Jacobian J̃_k at or
+            below ``svd_tol · ‖J_k‖_F`` (the Frobenius norm of the level's unrestricted Jacobian
+            over the free variables) is treated as zero. Relative, so that scaling a level's
+            units never changes the rank, and rounding left by the projector (~1e-16 ‖J_k‖) is
+            never taken for a direction.
     Clamping:
         theta_diff_clamping: clamp ‖Δθ‖ to ``theta_diff_max_mag`` (last resort after damping).
         clamp_theta_diff_by_component: clamp each component of Δθ instead of its 2-norm.
@@ -120,8 +126,11 @@ class PDLSOptions:
         theta_diff_tol: stall when an applied ‖Δθ‖ falls below this while unconverged.
         max_iterations: iteration (step) budget; max_time: wall-clock budget in seconds.
         divergence_tol, divergence_factor, min_divergable_level: a level k <
-            ``min_divergable_level`` diverges when ‖e_k‖ > divergence_tol + divergence_factor ·
-            previous ‖e_k‖ (``divergence_factor=None`` disables the check).
+            ``min_divergable_level`` diverges when its residual *increases* by more than
+            divergence_tol + divergence_factor · previous ‖e_k‖, i.e. ‖e_k‖ − previous >
+            divergence_tol + divergence_factor · previous (MSim's ``checkConvergence``; the
+            default 1 flags a residual that more than doubles); ``None`` or 0 disables the
+            check (0 as MSim's ``setDivergenceFactor``).
         abort_on_divergence: stop with status "diverged"; revert_on_divergence: go back to the θ
             before the diverging step (on abort, or before retrying with a slower step size).
         last_is_optional: the last level does not count for convergence (as the optional last
@@ -171,7 +180,7 @@ class PDLSOptions:
     max_iterations: int = 100
     max_time: Optional[float] = None
     divergence_tol: float = 0.0
-    divergence_factor: Optional[float] = 2.0
+    divergence_factor: Optional[float] = 1.0
     min_divergable_level: int = 1
     abort_on_divergence: bool = False
     revert_on_divergence: bool = True
@@ -305,7 +314,7 @@ _NUMBERS = {
     'theta_diff_tol': {'low': 0.0},
     'max_time': {'low': 0.0, 'low_open': True, 'allow_inf': True, 'allow_none': True},
     'divergence_tol': {'low': 0.0},
-    'divergence_factor': {'low': 0.0, 'low_open': True, 'allow_none': True},
+    'divergence_factor': {'low': 0.0, 'allow_none': True},
     'slowdown_threshold': {'low': 0.0, 'low_open': True, 'allow_inf': True},
     'speedup_threshold': {'low': 0.0},
     'auto_lambda_slowdown_threshold': {'low': 0.0, 'allow_none': True, 'allow_inf': True},

@@ -20,7 +20,7 @@ an implementation of Baerlocher & Boulic 2004.
 
 Each cycle evaluates the problem at θ, then in this order: converged (every counted level within
 its tolerance, or the problem's own test) → diverged (a level above ``min_divergable_level``
-grew beyond ``divergence_tol + divergence_factor · previous``; stop only with
+increased by more than ``divergence_tol + divergence_factor · previous``; stop only with
 ``abort_on_divergence``) → stalled (the last applied ‖Δθ‖ was below ``theta_diff_tol`` while no
 residual was clamped) → max_iterations → max_time; otherwise adapt the step size, compute one
 :func:`step`, choose α by the line search and apply θ ← clip(turn(normalize(θ ⊕ αΔθ))), where ⊕
@@ -254,13 +254,19 @@ def _diverging_level(norms: List[float], previous: Optional[List[float]], tols: 
     """
     Highest-priority level k < min_divergable_level whose norm grew too much, or None.
 
+    Growth beyond the seed's bound: ``‖e_k‖ − previous > divergence_tol + divergence_factor ·
+    previous`` (MSim's ``checkConvergence``: "an increase ... more than divergenceTol plus
+    divergenceFactor times its value in residualWas").
+
     Growth that leaves a level within its convergence tolerance ``tols[k]`` is not divergence:
     a converged level whose residual moves at rounding level (1e-17 to 1e-16, say) while lower
     levels act must not revert their steps.
     """
-    if previous is None or opts.divergence_factor is None or len(previous) != len(norms):
+    factor = opts.divergence_factor
+    if previous is None or not factor or len(previous) != len(norms):
         return None
     for k in range(min(opts.min_divergable_level, len(norms))):
-        if norms[k] > max(tols[k], opts.divergence_tol + opts.divergence_factor * previous[k]):
+        if norms[k] > tols[k] and \
+                norms[k] - previous[k] > opts.divergence_tol + factor * previous[k]:
             return k
     return None

@@ -21,14 +21,19 @@ k = 1..p, starting from Δθ = (motion of clamped variables) and P = diag(free, 
     ê_k = e_k − J_k Δθ               compensated residual
     J̃_k = J_k P                      restricted Jacobian
     Δθ += J̃_k^{+λ_k} ê_k             damped pseudoinverse, λ_k fixed or automatic
-    P  −= J̃_k^{+} J̃_k                undamped, rank by svd_tol  (= P − VᵣVᵣᵀ)
+    P  −= J̃_k^{+} J̃_k                undamped, rank relative: σ > svd_tol ‖J_k‖_F
+                                     (= P − VᵣVᵣᵀ)
 
-then ``Δθ += P v`` for the posture variation v (lowest priority).
+then ``Δθ += c`` for the posture variation v (lowest priority): c = P v, bounded by the limits
+that remain (:mod:`pdls_ik.pdls.posture`).
 
 Limiting loop (Baerlocher & Boulic 2004, section 4): when θ + Δθ leaves [lower, upper] for some
 variables, they are clamped at the limit they cross: their motion is fixed to reach it exactly,
 their columns leave P (so the other variables compensate that fixed motion through ê_k) and the
-priority loop runs again, until no new variable is clamped (at most n rounds).
+priority loop runs again, until no new variable is clamped (at most n rounds). The limiting
+loop sees the levels only: a variable is never clamped because the posture would push it past a
+limit (that would take it from the levels above); the posture is added after the loop, within
+the limits.
 
 With ``limit_strategy="pgs"`` the limiting loop is replaced: a step that leaves the limits is
 recomputed as one box-constrained damped least-squares problem by projected Gauss–Seidel
@@ -52,6 +57,7 @@ from pdls_ik.pdls.options import level_value, PDLSOptions
 from pdls_ik.pdls.periodic import turn_into_limits
 from pdls_ik.pdls.pgs import pgs_step
 from pdls_ik.pdls.pinv import auto_lambda, thin_svd
+from pdls_ik.pdls.posture import posture_within_limits
 
 _DEFAULT_OPTIONS = PDLSOptions()
 _NO_INDICES = np.zeros(0, dtype=np.int64)
@@ -75,6 +81,9 @@ class StepResult:
     :ivar limiting_iterations: number of priority-loop passes (1 when no variable was clamped).
     :ivar theta_diff_mag: ‖Δθ‖ before Δθ clamping (max-abs when clamping by component).
     :ivar theta_diff_clamped: whether Δθ was scaled or clipped to ``theta_diff_max_mag``.
+    :ivar pgs_sweeps, pgs_converged: with ``limit_strategy="pgs"``, the projected Gauss–Seidel
+        sweeps of the bounded step and whether every level's sweeps converged (0 and True when
+        the unbounded step stayed within the limits or the strategy is "clamping").
     """
 
     theta_diff: NDArray[np.float64]
@@ -89,6 +98,8 @@ class StepResult:
     limiting_iterations: int
     theta_diff_mag: float
     theta_diff_clamped: bool
+    pgs_sweeps: int = 0
+    pgs_converged: bool = True
 
 
 def step(levels: Sequence[LevelLike], theta, lower=None, upper=None, posture=None,
@@ -167,10 +178,11 @@ def compute_step(prep: PreparedLevels, theta: NDArray[np.float64], lower, upper,
                    for rest in prep.inactive]
     rounds = 0
     pgs_used = False
+    pgs_info = None
     while True:
         rounds += 1
-        dtheta, lambdas, ranks, sigmas, autos = _priority_loop(
-            jacobians, es, n, active, fixed, posture, lam_fixed, opts)
+        dtheta, lambdas, ranks, sigmas, autos, proj = _priority_loop(
+            jacobians, es, n, active, fixed, free, posture is not None, lam_fixed, opts)
         changed = False
         if lower is not None and opts.limit_strategy == 'pgs':
             bounded = _pgs_bound(jacobians, es, theta, dtheta, lower, upper, active, posture,
@@ -180,6 +192,7 @@ def compute_step(prep: PreparedLevels, theta: NDArray[np.float64], lower, upper,
                 dtheta, clamped = bounded.x, bounded.at_bound
                 limiting_variation[~clamped] = 0.0
                 pgs_used = True
+                pgs_info = bounded
         elif lower is not None:
             new_theta = theta + dtheta
             over = new_theta > upper
@@ -200,6 +213,12 @@ def compute_step(prep: PreparedLevels, theta: NDArray[np.float64], lower, upper,
                     clamped |= viol
                     active = ~clamped if free is None else (free & ~clamped)
                     changed = True
+        if not changed and posture is not None and not pgs_used:
+            # the posture last, within what the limits leave: never clamps a variable
+            if fixed is not None:
+                dtheta[clamped] = fixed[clamped]
+            dtheta += posture_within_limits(proj, posture, theta + dtheta, lower, upper,
+                                            periodic)
         if pending is not None:
             changed |= _activate_inequalities(prep.inactive, pending, es, jacobians, dtheta)
         if not changed:
@@ -217,15 +236,26 @@ def compute_step(prep: PreparedLevels, theta: NDArray[np.float64], lower, upper,
     diff_clamped = opts.theta_diff_clamping and mag > tmax
     if diff_clamped:
         dtheta = clamp_vector(dtheta, tmax, opts.clamp_theta_diff_by_component)
-    if lower is not None and (fixed is not None or diff_clamped or pgs_used):
+    if lower is not None and (fixed is not None or diff_clamped or pgs_used
+                              or posture is not None):
         _exactly_inside(theta, dtheta, lower, upper, periodic)
-    return StepResult(dtheta, lambdas, ranks, sigmas, autos, list(prep.norms), res_clamped,
-                      _NO_INDICES if clamped is None else np.flatnonzero(clamped),
-                      limiting_variation, rounds, mag, diff_clamped)
+    result = StepResult(dtheta, lambdas, ranks, sigmas, autos, list(prep.norms), res_clamped,
+                        _NO_INDICES if clamped is None else np.flatnonzero(clamped),
+                        limiting_variation, rounds, mag, diff_clamped)
+    if pgs_info is not None:
+        result.pgs_sweeps, result.pgs_converged = pgs_info.iterations, pgs_info.converged
+    return result
 
 
-def _priority_loop(jacobians, residuals, n, active, fixed, posture, lam_fixed, opts):
-    """One pass of the priority loop; returns Δθ and the per-level λ, rank, σ_min, auto flags."""
+def _priority_loop(jacobians, residuals, n, active, fixed, free, want_projector, lam_fixed,
+                   opts):
+    """
+    One pass of the priority loop over the levels (the posture is not added).
+
+    Returns Δθ, the per-level λ, rank, σ_min, auto flags, and (when ``want_projector``) the
+    (n, n) projector onto the null space of every level within the active variables, else None.
+    Ranks are relative: σ counts when above ``svd_tol · ‖J_k‖_F`` over the free variables.
+    """
     p = len(jacobians)
     svd_tol = opts.svd_tol
     target = opts.theta_diff_max_mag * opts.auto_lambda_theta_diff_max_mag_scale
@@ -233,7 +263,7 @@ def _priority_loop(jacobians, residuals, n, active, fixed, posture, lam_fixed, o
     dtheta = None if fixed is None else fixed.copy()
     mask = None if active is None else active.astype(float)
     proj = None  # None: P is diag(mask) (the identity when mask is None)
-    last_projected = p - 1 if posture is None else p
+    last_projected = p if want_projector else p - 1
     lambdas, ranks, sigmas = [0.0] * p, [0] * p, [0.0] * p
     autos = [lam is None for lam in lam_fixed]
     for k in range(p):
@@ -241,6 +271,8 @@ def _priority_loop(jacobians, residuals, n, active, fixed, posture, lam_fixed, o
         if J.shape[0] == 0:
             continue
         e_hat = residuals[k] if dtheta is None else residuals[k] - J @ dtheta
+        scale = math.sqrt(float(np.einsum('ij,ij->', J, J) if free is None
+                                else np.einsum('ij,ij->', J[:, free], J[:, free])))
         if proj is not None:
             J = J @ proj
         elif mask is not None:
@@ -248,7 +280,8 @@ def _priority_loop(jacobians, residuals, n, active, fixed, posture, lam_fixed, o
         u, s, vt = thin_svd(J)
         sl = s.tolist()
         r = len(sl)
-        while r and sl[r - 1] <= svd_tol:
+        cut = svd_tol * scale
+        while r and sl[r - 1] <= cut:
             r -= 1
         ranks[k] = r
         if r == 0:
@@ -270,12 +303,9 @@ def _priority_loop(jacobians, residuals, n, active, fixed, posture, lam_fixed, o
             proj -= vt.T @ vt
     if dtheta is None:
         dtheta = np.zeros(n)
-    if posture is not None:
-        if proj is not None:
-            dtheta += proj @ posture
-        else:
-            dtheta += posture if mask is None else posture * mask
-    return dtheta, lambdas, ranks, sigmas, autos
+    if want_projector and proj is None:
+        proj = np.eye(n) if mask is None else np.diag(mask)
+    return dtheta, lambdas, ranks, sigmas, autos, proj if want_projector else None
 
 
 def _pgs_bound(jacobians, residuals, theta, dtheta, lower, upper, free, posture, lambdas,
