@@ -131,7 +131,7 @@ def lexicographic_optimum(A0, b0, A1, b1, lo, up):
 
 
 def bounded_two_level(count: int = 200, strategies=('clamping', 'pgs')):
-    """Count finding 5, one step: per strategy (problems, level-0 above optimum, level-1 excesses)."""
+    """Count finding 5, one step: per strategy (problems, level 0 above, level 1 excesses)."""
     n, box = 7, 0.2
     problems = []
     for seed in range(count):
@@ -163,7 +163,7 @@ def bounded_two_level(count: int = 200, strategies=('clamping', 'pgs')):
 
 
 def bounded_one_level(count: int = 300, strategies=('clamping', 'pgs')):
-    """Count finding 5, full solves: per strategy, how many end above the bounded optimum (+1e-6)."""
+    """Count finding 5, full solves: per strategy, how many end above the bounded optimum."""
     n, m, box = 6, 4, 0.3
     out = dict.fromkeys(strategies, 0)
     for seed in range(count):
