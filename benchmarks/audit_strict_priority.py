@@ -48,6 +48,8 @@ from pdls_ik.task_solver import pdls_options, TaskProblem  # noqa: E402
 from pdls_ik.tasks import FrameTask, PostureTask  # noqa: E402
 from scipy.optimize import lsq_linear, minimize  # noqa: E402
 
+#: PGS sweep budget of the one-step comparison (the PDLSOptions default)
+SWEEPS = 200
 URDF = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'urdf', 'panda.urdf')
 
 
@@ -147,7 +149,7 @@ def bounded_two_level(count: int = 200, strategies=('clamping', 'pgs')):
     out = {}
     for strategy in strategies:
         opts = pdls.PDLSOptions(damping=0.0, theta_diff_max_mag=np.inf,
-                                limit_strategy=strategy)
+                                limit_strategy=strategy, pgs_max_iterations=SWEEPS)
         above0, excess1, unconverged = 0, [], 0
         for (A0, b0, A1, b1), (r0, r1) in zip(problems, optimum):
             st = pdls.step([(b0, A0), (b1, A1)], np.zeros(n), lo, up, options=opts)

@@ -35,9 +35,11 @@ loop sees the levels only: a variable is never clamped because the posture would
 limit (that would take it from the levels above); the posture is added after the loop, within
 the limits.
 
-With ``limit_strategy="pgs"`` the limiting loop is replaced: a step that leaves the limits is
-recomputed as one box-constrained damped least-squares problem by projected Gauss–Seidel
-(:mod:`pdls_ik.pdls.pgs`, after Simbody's ``SimTK::PGSImpulseSolver``).
+With ``limit_strategy="pgs"`` the limiting loop is replaced: a step (posture included) that
+leaves the limits is recomputed level by level, each level's damped bounded problem solved
+inside the null space and the box left by the levels above by projected Gauss–Seidel
+(:func:`pdls_ik.pdls.pgs.strict_pgs_step`, after Simbody's ``SimTK::PGSImpulseSolver``); its
+sweeps and convergence are reported (``pgs_sweeps``, ``pgs_converged``).
 
 Inequality rows are handled the same way: a satisfied row that the step would violate joins its
 level with the request to land on its bound, and the passes repeat until nothing new is clamped
@@ -55,7 +57,7 @@ from pdls_ik.pdls.levels import (check_limits, check_vector, GREATER_EQUAL, LESS
                                  PreparedLevels, residual_norm)
 from pdls_ik.pdls.options import level_value, PDLSOptions
 from pdls_ik.pdls.periodic import turn_into_limits
-from pdls_ik.pdls.pgs import pgs_step
+from pdls_ik.pdls.pgs import strict_pgs_step
 from pdls_ik.pdls.pinv import auto_lambda, thin_svd
 from pdls_ik.pdls.posture import posture_within_limits
 
@@ -185,13 +187,15 @@ def compute_step(prep: PreparedLevels, theta: NDArray[np.float64], lower, upper,
             jacobians, es, n, active, fixed, free, posture is not None, lam_fixed, opts)
         changed = False
         if lower is not None and opts.limit_strategy == 'pgs':
+            if posture is not None:
+                dtheta = dtheta + proj @ posture
             bounded = _pgs_bound(jacobians, es, theta, dtheta, lower, upper, active, posture,
                                  lambdas, opts)
+            pgs_used = True
             if bounded is not None:
                 limiting_variation = dtheta - bounded.x
                 dtheta, clamped = bounded.x, bounded.at_bound
                 limiting_variation[~clamped] = 0.0
-                pgs_used = True
                 pgs_info = bounded
         elif lower is not None:
             new_theta = theta + dtheta
@@ -213,7 +217,8 @@ def compute_step(prep: PreparedLevels, theta: NDArray[np.float64], lower, upper,
                     clamped |= viol
                     active = ~clamped if free is None else (free & ~clamped)
                     changed = True
-        if not changed and posture is not None and not pgs_used:
+        if not changed and posture is not None and not (lower is not None
+                                                         and opts.limit_strategy == 'pgs'):
             # the posture last, within what the limits leave: never clamps a variable
             if fixed is not None:
                 dtheta[clamped] = fixed[clamped]
@@ -243,7 +248,7 @@ def compute_step(prep: PreparedLevels, theta: NDArray[np.float64], lower, upper,
                         _NO_INDICES if clamped is None else np.flatnonzero(clamped),
                         limiting_variation, rounds, mag, diff_clamped)
     if pgs_info is not None:
-        result.pgs_sweeps, result.pgs_converged = pgs_info.iterations, pgs_info.converged
+        result.pgs_sweeps, result.pgs_converged = pgs_info.sweeps, pgs_info.converged
     return result
 
 
@@ -308,22 +313,28 @@ def _priority_loop(jacobians, residuals, n, active, fixed, free, want_projector,
     return dtheta, lambdas, ranks, sigmas, autos, proj if want_projector else None
 
 
-def _pgs_bound(jacobians, residuals, theta, dtheta, lower, upper, free, posture, lambdas,
+def _pgs_bound(jacobians, residuals, theta, dtheta, lower, upper, active, posture, lambdas,
                opts):
     """
-    Return the step bounded by projected Gauss–Seidel (:mod:`pdls_ik.pdls.pgs`).
+    Return the step bounded level by level by projected Gauss–Seidel (:mod:`pdls_ik.pdls.pgs`).
 
-    None when the unbounded step ``dtheta`` already stays within the limits.
+    None when the unbounded step ``dtheta`` (posture included) already stays within the limits.
+    A variable outside its limits at θ moves back onto the limit it violates and stays there.
     """
     new_theta = theta + dtheta
     outside = (new_theta > upper) | (new_theta < lower)
-    if free is not None:
-        outside &= free
+    if active is not None:
+        outside &= active
     if not outside.any():
         return None
-    top = next((lam for lam, J in zip(lambdas, jacobians) if J.shape[0]), 0.0)
-    return pgs_step(jacobians, residuals, dtheta, lower - theta, upper - theta, free, posture,
-                    top, opts.pgs_level_weight, opts.pgs_max_iterations, opts.pgs_tol)
+    movable = np.ones(theta.size, dtype=bool) if active is None else active.copy()
+    x0 = np.zeros(theta.size)
+    back = movable & ((theta > upper) | (theta < lower))
+    if back.any():
+        x0[back] = np.where(theta > upper, upper, lower)[back] - theta[back]
+        movable &= ~back
+    return strict_pgs_step(jacobians, residuals, lambdas, x0, lower - theta, upper - theta,
+                           movable, posture, opts.svd_tol, opts.pgs_max_iterations, opts.pgs_tol)
 
 
 def _activate_inequalities(inactive, pending, residuals, jacobians, dtheta) -> bool:
