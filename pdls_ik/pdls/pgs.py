@@ -213,16 +213,16 @@ def _bounded_level(B, e_hat, lam, N, x, lo, up, max_iterations, tol):
     One level of :func:`strict_pgs_step`: z minimizing ‖B z − ê‖² + λ²‖z‖², x + N z in the box.
 
     N (c, r) orthonormal, the directions left by the levels above; x, lo, up (c,) the motion so
-    far and the box. The multipliers of the box come from the dual by PGS (:func:`_dual_pgs`). A level with little
-    damping (H = BᵀB + λ²I near singular) is solved by proximal iterations, each adding
-    ε²‖z − z_prev‖² (λ² + ε² = ``PROX_SHARE`` · σ_max²): from z = 0 they converge to the bounded
+    far and the box. The multipliers of the box come from the dual by PGS (:func:`_dual_pgs`). An
+    undamped level (λ = 0, H = BᵀB singular) is solved by proximal iterations, each adding
+    ε²‖z − z_prev‖² (ε² = ``PROX_SHARE`` · σ_max²): from z = 0 they converge to the bounded
     optimum nearest 0, the bounded counterpart of the pseudoinverse. Returns (z (r,), sweeps,
     converged).
     """
     r = N.shape[1]
     BtB = B.T @ B
     smax2 = float(np.linalg.eigvalsh(BtB)[-1])
-    eps2 = max(0.0, PROX_SHARE * smax2 - lam * lam)
+    eps2 = PROX_SHARE * smax2 if lam == 0.0 else 0.0
     H = BtB + (lam * lam + eps2) * np.eye(r)
     Bt_e = B.T @ e_hat
     lo_step, up_step = lo - x, up - x
@@ -299,8 +299,16 @@ def strict_pgs_step(jacobians: Sequence[Array], residuals: Sequence[Array],
         rank = int(np.count_nonzero(s > cut))
         if rank == 0:
             continue
-        z, used, converged = _bounded_level(B, e_hat, lam, N, x[cols], lo, up, max_iterations,
-                                            tol)
+        if N.shape[1] == cols.size and J is not None:        # nothing above: N = I, primal PGS
+            xc = x[cols]
+            warm = np.linalg.lstsq(np.vstack([B, lam * np.eye(cols.size)]),
+                                   np.concatenate([e_hat, np.zeros(cols.size)]), rcond=None)[0]
+            res = bounded_least_squares(B, e_hat, lo - xc, up - xc, lam, warm, max_iterations,
+                                        tol)
+            z, used, converged = res.x, res.iterations, res.converged
+        else:
+            z, used, converged = _bounded_level(B, e_hat, lam, N, x[cols], lo, up,
+                                                max_iterations, tol)
         sweeps += used
         step_c = N @ z
         t = x[cols] + step_c

@@ -47,9 +47,10 @@ or activated.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 import math
-from typing import List, Optional, Sequence
+import time
+from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
@@ -86,6 +87,10 @@ class StepResult:
     :ivar pgs_sweeps, pgs_converged: with ``limit_strategy="pgs"``, the projected Gauss–Seidel
         sweeps of the bounded step and whether every level's sweeps converged (0 and True when
         the unbounded step stayed within the limits or the strategy is "clamping").
+    :ivar times: seconds spent in this step's phases (after MSim's ``TimeMetrics``):
+        "priority_loop" (all passes), "svd" (within it), "limits" (limiting loop checks or the
+        bounded PGS step), "posture" (the posture within the limits).
+    :ivar level_times: per level, seconds spent in its priority-loop work (all passes).
     """
 
     theta_diff: NDArray[np.float64]
@@ -102,6 +107,8 @@ class StepResult:
     theta_diff_clamped: bool
     pgs_sweeps: int = 0
     pgs_converged: bool = True
+    times: Dict[str, float] = field(default_factory=dict)
+    level_times: List[float] = field(default_factory=list)
 
 
 def step(levels: Sequence[LevelLike], theta, lower=None, upper=None, posture=None,
@@ -181,10 +188,17 @@ def compute_step(prep: PreparedLevels, theta: NDArray[np.float64], lower, upper,
     rounds = 0
     pgs_used = False
     pgs_info = None
+    clock = time.perf_counter
+    times = {'priority_loop': 0.0, 'svd': 0.0, 'limits': 0.0, 'posture': 0.0}
+    level_times = [0.0] * p
     while True:
         rounds += 1
+        t0 = clock()
         dtheta, lambdas, ranks, sigmas, autos, proj = _priority_loop(
-            jacobians, es, n, active, fixed, free, posture is not None, lam_fixed, opts)
+            jacobians, es, n, active, fixed, free, posture is not None, lam_fixed, opts,
+            times, level_times)
+        t1 = clock()
+        times['priority_loop'] += t1 - t0
         changed = False
         if lower is not None and opts.limit_strategy == 'pgs':
             if posture is not None:
@@ -217,6 +231,8 @@ def compute_step(prep: PreparedLevels, theta: NDArray[np.float64], lower, upper,
                     clamped |= viol
                     active = ~clamped if free is None else (free & ~clamped)
                     changed = True
+        t2 = clock()
+        times['limits'] += t2 - t1
         if not changed and posture is not None and not (lower is not None
                                                          and opts.limit_strategy == 'pgs'):
             # the posture last, within what the limits leave: never clamps a variable
@@ -224,6 +240,7 @@ def compute_step(prep: PreparedLevels, theta: NDArray[np.float64], lower, upper,
                 dtheta[clamped] = fixed[clamped]
             dtheta += posture_within_limits(proj, posture, theta + dtheta, lower, upper,
                                             periodic)
+            times['posture'] += clock() - t2
         if pending is not None:
             changed |= _activate_inequalities(prep.inactive, pending, es, jacobians, dtheta)
         if not changed:
@@ -249,18 +266,21 @@ def compute_step(prep: PreparedLevels, theta: NDArray[np.float64], lower, upper,
                         limiting_variation, rounds, mag, diff_clamped)
     if pgs_info is not None:
         result.pgs_sweeps, result.pgs_converged = pgs_info.sweeps, pgs_info.converged
+    result.times, result.level_times = times, level_times
     return result
 
 
 def _priority_loop(jacobians, residuals, n, active, fixed, free, want_projector, lam_fixed,
-                   opts):
+                   opts, times, level_times):
     """
     One pass of the priority loop over the levels (the posture is not added).
 
     Returns Δθ, the per-level λ, rank, σ_min, auto flags, and (when ``want_projector``) the
     (n, n) projector onto the null space of every level within the active variables, else None.
     Ranks are relative: σ counts when above ``svd_tol · ‖J_k‖_F`` over the free variables.
+    Adds the seconds spent to ``times["svd"]`` and ``level_times[k]``.
     """
+    clock = time.perf_counter
     p = len(jacobians)
     svd_tol = opts.svd_tol
     target = opts.theta_diff_max_mag * opts.auto_lambda_theta_diff_max_mag_scale
@@ -275,6 +295,7 @@ def _priority_loop(jacobians, residuals, n, active, fixed, free, want_projector,
         J = jacobians[k]
         if J.shape[0] == 0:
             continue
+        t_level = clock()
         e_hat = residuals[k] if dtheta is None else residuals[k] - J @ dtheta
         scale = math.sqrt(float(np.einsum('ij,ij->', J, J) if free is None
                                 else np.einsum('ij,ij->', J[:, free], J[:, free])))
@@ -282,7 +303,9 @@ def _priority_loop(jacobians, residuals, n, active, fixed, free, want_projector,
             J = J @ proj
         elif mask is not None:
             J = J * mask
+        t_svd = clock()
         u, s, vt = thin_svd(J)
+        times['svd'] += clock() - t_svd
         sl = s.tolist()
         r = len(sl)
         cut = svd_tol * scale
@@ -290,6 +313,7 @@ def _priority_loop(jacobians, residuals, n, active, fixed, free, want_projector,
             r -= 1
         ranks[k] = r
         if r == 0:
+            level_times[k] += clock() - t_level
             continue
         smin = sl[r - 1]
         sigmas[k] = smin
@@ -306,6 +330,7 @@ def _priority_loop(jacobians, residuals, n, active, fixed, free, want_projector,
             if proj is None:
                 proj = np.eye(n) if mask is None else np.diag(mask)
             proj -= vt.T @ vt
+        level_times[k] += clock() - t_level
     if dtheta is None:
         dtheta = np.zeros(n)
     if want_projector and proj is None:
