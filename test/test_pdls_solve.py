@@ -18,8 +18,8 @@ import time
 
 import numpy as np
 from pdls_ik.errors import InputError
-from pdls_ik.pdls import (CONVERGED, DIVERGED, Level, MAX_ITERATIONS, MAX_TIME, PDLSOptions,
-                          PDLSProblem, solve, STALLED, STATUSES)
+from pdls_ik.pdls import (CONVERGED, DIVERGED, INFEASIBLE, Level, MAX_ITERATIONS, MAX_TIME,
+                          PDLSOptions, PDLSProblem, solve, STALLED, STATUSES)
 import pytest
 
 EXACT = PDLSOptions(damping=0.0, theta_diff_clamping=False, adaptive_step_size=False)
@@ -67,7 +67,8 @@ def test_nonlinear_arm_converges_with_default_options():
     np.testing.assert_allclose([LINKS @ np.cos(c), LINKS @ np.sin(c)], goal, atol=1e-10)
     assert result.initial_residual_norms[0] == pytest.approx(
         np.linalg.norm(goal - [LINKS @ np.cos([0.1, 0.2, 0.3]), LINKS @ np.sin([0.1, 0.2, 0.3])]))
-    assert set(result.phase_times) == {'evaluate', 'step', 'line_search', 'total'}
+    assert set(result.phase_times) == {'evaluate', 'step', 'line_search', 'total',
+                                       'priority_loop', 'svd', 'limits', 'posture'}
     assert result.evaluations == result.iterations + 1
     assert len(result.history) == result.iterations + 1
     np.testing.assert_array_equal(result.best_theta, result.theta)
@@ -144,6 +145,39 @@ def test_divergence_without_abort_reverts_and_slows_down():
     assert result.slowdowns >= 1
     plain = solve(atan_levels, np.array([1.5]), options=EXACT.replace(max_iterations=20))
     assert plain.status == STALLED and abs(plain.theta[0]) > 1e6 and plain.ranks == [0]
+
+
+def test_time_metrics_per_phase_and_level_and_limiting_iterations():
+    """Seed 000's TimeMetrics: update, priority loop, limiting loop, SVD, per level."""
+    J0, J1 = np.array([[1.0, 1.0, 0.0]]), np.array([[0.0, 1.0, 1.0]])
+
+    def levels(theta):
+        return [(np.array([2.0]) - J0 @ theta, J0), (np.array([-1.0]) - J1 @ theta, J1)]
+    result = solve(levels, np.zeros(3), np.full(3, -0.6), np.full(3, 0.6),
+                   PDLSOptions(max_iterations=30))
+    times = result.phase_times
+    assert len(result.level_times) == 2 and all(t > 0.0 for t in result.level_times)
+    assert 0.0 < times['svd'] <= times['priority_loop'] <= times['step'] <= times['total']
+    assert sum(result.level_times) <= times['priority_loop']
+    # x0 + x1 = 2 within ±0.6 is out of reach: every step clamps, so passes > steps
+    assert result.limiting_iterations > result.iterations > 0
+    assert result.pgs_unconverged == 0
+    assert result.residual_norms[0] == pytest.approx(0.8, abs=1e-9)
+
+
+def test_infeasible_when_no_free_variable_moves_an_unmet_level():
+    """hpp-constraints' INFEASIBLE: known before iterating, not after max_iterations."""
+    J = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 0.0]])
+    levels = [(np.array([0.0, 0.5]), J), (np.array([1.0]), np.array([[0.0, 1.0, 1.0]]))]
+    result = solve(lambda theta: levels, np.zeros(3))
+    assert result.status == INFEASIBLE and result.iterations == 0
+    assert result.infeasible_levels == [0]
+    # a level that only fixed variables move is infeasible too
+    lock = [(np.array([0.3]), np.array([[0.0, 0.0, 1.0]]))]
+    fixed = solve(lambda theta: lock, np.zeros(3), options=PDLSOptions(free_variables=[0, 1]))
+    assert fixed.status == INFEASIBLE and fixed.infeasible_levels == [0]
+    free = solve(lambda theta: [(np.array([0.3]) - theta[2:], lock[0][1])], np.zeros(3))
+    assert free.status == CONVERGED
 
 
 class _Growing:
@@ -257,7 +291,8 @@ def test_non_finite_values_from_the_problem_are_named():
 
 
 def test_every_status_is_a_documented_constant():
-    assert set(STATUSES) == {'converged', 'stalled', 'max_iterations', 'max_time', 'diverged'}
+    assert set(STATUSES) == {'converged', 'stalled', 'max_iterations', 'max_time', 'diverged',
+                             'infeasible'}
 
 
 @pytest.mark.parametrize('comparison', [None, [0, -1]])

@@ -19,7 +19,8 @@ The loop runs the solve cycles of the PDLS solver of Marsette Vona's MSim (``von
 an implementation of Baerlocher & Boulic 2004.
 
 Each cycle evaluates the problem at θ, then in this order: converged (every counted level within
-its tolerance, or the problem's own test) → diverged (a level above ``min_divergable_level``
+its tolerance, or the problem's own test) → infeasible (at the start only: a counted level whose
+rows that no free variable moves are already beyond its tolerance) → diverged (a level above ``min_divergable_level``
 increased by more than ``divergence_tol + divergence_factor · previous``; stop only with
 ``abort_on_divergence``) → stalled (the last applied ‖Δθ‖ was below ``theta_diff_tol`` while no
 residual was clamped) → max_iterations → max_time; otherwise adapt the step size, compute one
@@ -35,12 +36,13 @@ from typing import Callable, List, Optional, Union
 
 import numpy as np
 from pdls_ik.errors import InputError
-from pdls_ik.pdls.levels import check_limits, check_vector, PreparedLevels
+from pdls_ik.pdls.levels import check_limits, check_vector, PreparedLevels, residual_norm
 from pdls_ik.pdls.linesearch import LineSearch
 from pdls_ik.pdls.options import level_value, PDLSOptions
 from pdls_ik.pdls.periodic import turn_into_limits
 from pdls_ik.pdls.problem import PDLSProblem
-from pdls_ik.pdls.result import CONVERGED, DIVERGED, MAX_ITERATIONS, MAX_TIME, PDLSResult, STALLED
+from pdls_ik.pdls.result import (CONVERGED, DIVERGED, INFEASIBLE, MAX_ITERATIONS, MAX_TIME,
+                                 PDLSResult, STALLED)
 from pdls_ik.pdls.step import compute_step
 from pdls_ik.pdls.stepsize import AdaptiveStepSize, EPS, SLOWDOWN, SPEEDUP
 
@@ -107,7 +109,11 @@ def solve(problem: Union[PDLSProblem, Callable], theta0, lower=None, upper=None,
     free = opts.free_mask(n)
     periodic = opts.periodic_mask(n) if lo is not None else None
     by_comp = opts.clamp_residual_by_component
-    times = {'evaluate': 0.0, 'step': 0.0, 'line_search': 0.0}
+    times = {'evaluate': 0.0, 'step': 0.0, 'line_search': 0.0, 'priority_loop': 0.0, 'svd': 0.0,
+             'limits': 0.0, 'posture': 0.0}
+    level_times: List[float] = []
+    limiting = pgs_unconverged = 0
+    infeasible: List[int] = []
     stepper = AdaptiveStepSize(opts) if opts.adaptive_step_size else None
     search = LineSearch(opts)
     counters = {'slowdowns': 0, 'speedups': 0, 'divergences': 0, 'reverts': 0, 'evaluations': 0}
@@ -176,6 +182,11 @@ def solve(problem: Union[PDLSProblem, Callable], theta0, lower=None, upper=None,
         if (all(conv[:counted(p)]) if custom is None else bool(custom)):
             status = CONVERGED
             break
+        if iteration == 0:
+            infeasible = _immovable_levels(prep, conv[:counted(p)], tols, free, by_comp)
+            if infeasible:
+                status = INFEASIBLE
+                break
         diverging = _diverging_level(prep.norms, prev_norms, tols, opts)
         if diverging is not None:
             counters['divergences'] += 1
@@ -215,6 +226,14 @@ def solve(problem: Union[PDLSProblem, Callable], theta0, lower=None, upper=None,
         t0 = time.perf_counter()
         last_step = compute_step(prep, theta, lo, up, posture, opts, free, rmm)
         times['step'] += time.perf_counter() - t0
+        for name, value in last_step.times.items():
+            times[name] += value
+        if len(level_times) < len(last_step.level_times):
+            level_times.extend([0.0] * (len(last_step.level_times) - len(level_times)))
+        for k, value in enumerate(last_step.level_times):
+            level_times[k] += value
+        limiting += last_step.limiting_iterations
+        pgs_unconverged += not last_step.pgs_converged
         t0 = time.perf_counter()
         alpha, theta_next, evaluation = search.search(theta, last_step.theta_diff, merit(prep),
                                                       candidate, hooks.integrate)
@@ -240,13 +259,37 @@ def solve(problem: Union[PDLSProblem, Callable], theta0, lower=None, upper=None,
         best_theta=best_theta, best_residual_norms=list(best_norms),
         best_iteration=best_iteration, start_clamped=start_clamped,
         residual_max_mag=list(stepper.residual_max_mag) if stepper else [],
-        theta_diff_norms=diff_norms, history=history, phase_times=times, **counters)
+        theta_diff_norms=diff_norms, history=history, phase_times=times,
+        level_times=level_times, limiting_iterations=limiting, pgs_unconverged=pgs_unconverged,
+        infeasible_levels=infeasible, **counters)
     if last_step is not None:
         result.lambdas, result.ranks = last_step.lambdas, last_step.ranks
         result.min_singular_values = last_step.min_singular_values
         result.clamped, result.limiting_variation = last_step.clamped, \
             last_step.limiting_variation
     return result
+
+
+def _immovable_levels(prep: PreparedLevels, converged: List[bool], tols: List[float], free,
+                      by_component: bool) -> List[int]:
+    """
+    Levels unmet at the start for good: "infeasible".
+
+    A level whose rows that no free variable moves (zero Jacobian row on the free variables)
+    already have a residual above the level's tolerance: no iteration can change it (known
+    before iterating, as the ``INFEASIBLE`` status of hpp-constraints' hierarchical solver).
+    """
+    out = []
+    for k, ok in enumerate(converged):
+        if ok:
+            continue
+        J = prep.jacobians[k]
+        if free is not None:
+            J = J[:, free]
+        stuck = ~J.any(axis=1)
+        if stuck.any() and residual_norm(prep.residuals[k][stuck], by_component) > tols[k]:
+            out.append(k)
+    return out
 
 
 def _diverging_level(norms: List[float], previous: Optional[List[float]], tols: List[float],
