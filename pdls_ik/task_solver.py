@@ -297,12 +297,26 @@ class TaskSolver:
         if self.solve_groups:
             from pdls_ik.solve_groups import solve_grouped
             theta, status, iterations, ngroups = solve_grouped(self, theta0)
-        else:
-            opts = self.options if self.free.all() else \
-                self.options.replace(free_variables=self.free)
-            res = pdls.solve(self.problem, theta0, self.lower, self.upper, opts)
-            theta = res.theta if res.converged or res.best_theta is None else res.best_theta
-            status, iterations, ngroups = res.status, res.iterations, 1
+            grouped = self._verdict(theta, status, iterations, ngroups)
+            if grouped[1]:
+                return grouped
+            # a group failed: its path differs from the joint one (pdls_ik.solve_groups), so
+            # the joint problem may still succeed from the same seed; keep the better
+            joint = self._verdict(*self._joint_solve(theta0), 1)
+            joint = joint[:4] + (joint[4] + iterations,) + joint[5:]
+            return joint if joint[1] or joint[0] < grouped[0] else grouped
+        return self._verdict(*self._joint_solve(theta0), 1)
+
+    def _joint_solve(self, theta0: Array) -> Tuple[Array, str, int]:
+        """One PDLS solve of the whole problem from θ0: (θ, status, iterations)."""
+        opts = self.options if self.free.all() else \
+            self.options.replace(free_variables=self.free)
+        res = pdls.solve(self.problem, theta0, self.lower, self.upper, opts)
+        theta = res.theta if res.converged or res.best_theta is None else res.best_theta
+        return theta, res.status, res.iterations
+
+    def _verdict(self, theta: Array, status: str, iterations: int, ngroups: int) -> Tuple:
+        """The tuple of :meth:`_attempt` for a solved θ (n,)."""
         levels = self.problem.levels(theta)
         errs = self.problem.task_errors(levels)
         ok = all(errs[t.name][1] for t in self.tasks if not getattr(t, 'optional', False)
