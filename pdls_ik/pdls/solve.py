@@ -23,10 +23,11 @@ its tolerance, or the problem's own test) → infeasible (at the start only: a c
 rows that no free variable moves are already beyond its tolerance) → diverged (a level above
 ``min_divergable_level`` increased by more than ``divergence_tol + divergence_factor ·
 previous``; stop only with ``abort_on_divergence``) → stalled (the last applied ‖Δθ‖ was
-below ``theta_diff_tol`` while no residual was clamped) → max_iterations → max_time; otherwise adapt the step size, compute one
-:func:`step`, choose α by the line search and apply θ ← clip(turn(normalize(θ ⊕ αΔθ))), where ⊕
-is the problem's ``integrate`` hook (plain addition by default) and turn maps the periodic
-variables outside their limits onto an image within them (:mod:`pdls_ik.pdls.periodic`).
+below ``theta_diff_tol`` while no residual was clamped) → max_iterations → max_time;
+otherwise adapt the step size, compute one :func:`step`, choose α by the line search and apply
+θ ← clip(turn(normalize(θ ⊕ αΔθ))), where ⊕ is the problem's ``integrate`` hook (plain addition
+by default) and turn maps the periodic variables outside their limits onto an image within them
+(:mod:`pdls_ik.pdls.periodic`).
 """
 from __future__ import annotations
 
