@@ -316,7 +316,7 @@ class TaskSolver:
         return theta, res.status, res.iterations
 
     def _verdict(self, theta: Array, status: str, iterations: int, ngroups: int) -> Tuple:
-        """The tuple of :meth:`_attempt` for a solved θ (n,)."""
+        """Return the tuple of :meth:`_attempt` for a solved θ (n,)."""
         levels = self.problem.levels(theta)
         errs = self.problem.task_errors(levels)
         ok = all(errs[t.name][1] for t in self.tasks if not getattr(t, 'optional', False)

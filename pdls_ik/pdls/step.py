@@ -233,8 +233,8 @@ def compute_step(prep: PreparedLevels, theta: NDArray[np.float64], lower, upper,
                     changed = True
         t2 = clock()
         times['limits'] += t2 - t1
-        if not changed and posture is not None and not (lower is not None
-                                                         and opts.limit_strategy == 'pgs'):
+        bounded_by_pgs = lower is not None and opts.limit_strategy == 'pgs'
+        if not changed and posture is not None and not bounded_by_pgs:
             # the posture last, within what the limits leave: never clamps a variable
             if fixed is not None:
                 dtheta[clamped] = fixed[clamped]
