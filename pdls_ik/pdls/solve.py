@@ -19,8 +19,9 @@ The loop runs the solve cycles of the PDLS solver of Marsette Vona's MSim (``von
 an implementation of Baerlocher & Boulic 2004.
 
 Each cycle evaluates the problem at θ, then in this order: converged (every counted level within
-its tolerance, or the problem's own test) → infeasible (at the start only: a counted level whose
-rows that no free variable moves are already beyond its tolerance) → diverged (a level above
+its tolerance, or the problem's own test) → infeasible (at the start, under the default test
+only: a counted level whose rows that no free variable moves are already beyond its tolerance;
+a problem with its own ``converged`` test decides what is required) → diverged (a level above
 ``min_divergable_level`` increased by more than ``divergence_tol + divergence_factor ·
 previous``; stop only with ``abort_on_divergence``) → stalled (the last applied ‖Δθ‖ was
 below ``theta_diff_tol`` while no residual was clamped) → max_iterations → max_time;
@@ -183,7 +184,7 @@ def solve(problem: Union[PDLSProblem, Callable], theta0, lower=None, upper=None,
         if (all(conv[:counted(p)]) if custom is None else bool(custom)):
             status = CONVERGED
             break
-        if iteration == 0:
+        if iteration == 0 and hooks.converged is None:
             infeasible = _immovable_levels(prep, conv[:counted(p)], tols, free, by_comp)
             if infeasible:
                 status = INFEASIBLE
