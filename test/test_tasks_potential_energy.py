@@ -62,7 +62,7 @@ def test_energy_and_gradient_of_the_pendulum():
 
 
 def test_the_pendulum_settles_hanging_down():
-    """Quasi-static: from near horizontal, the levels' solve ends at the equilibrium q = (π/2, 0)."""
+    """Quasi-static: from near horizontal, the solve ends at the equilibrium q = (π/2, 0)."""
     robot = load_urdf(PENDULUM)
     task = PotentialEnergyTask(robot)
     result = pdls.solve(LevelStack([task], 2), np.array([0.1, 0.4]), robot.lower, robot.upper,
