@@ -41,7 +41,7 @@ from pdls_ik import pdls
 from pdls_ik.config import IKConfig
 from pdls_ik.levels import LevelStack
 from pdls_ik.pdls.levels import PreparedLevels
-from pdls_ik.tasks.base import Task
+from pdls_ik.tasks.base import POSTURE, Task
 from pdls_ik.trajectory import wrap_angle
 
 Array = NDArray[np.float64]
@@ -79,9 +79,10 @@ def level_tolerance(task: Task) -> float:
     """
     Return the weighted residual norm below which ``task`` is surely met.
 
-    That is its tightest row tolerance times its weight; optional tasks never constrain: inf.
+    That is its tightest row tolerance times its weight; optional and posture tasks never
+    constrain: inf.
     """
-    if getattr(task, 'optional', False):
+    if getattr(task, 'optional', False) or task.kind == POSTURE:
         return float('inf')
     if hasattr(task, 'position_tolerance'):
         return min(task.position_tolerance * task.position_weight,
@@ -154,7 +155,7 @@ class TaskProblem:
 
     def converged(self, theta: Array, levels) -> bool:
         return all(task_error(task, levels[k].residual[sl])[1] for task, k, sl in self._rows
-                   if not getattr(task, 'optional', False))
+                   if not getattr(task, 'optional', False) and task.kind != POSTURE)
 
     def normalize(self, theta: Array) -> Array:
         if not self.continuous.any():

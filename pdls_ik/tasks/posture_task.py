@@ -52,13 +52,16 @@ class PostureTask(Task):
         limits is clamped onto them (a continuous joint's is not), recorded in :attr:`notes`:
         the posture only moves joints within what the limits leave.
     :param weight: w; the posture variation is ``w (q* − q)``.
+    :param priority: rank among posture tasks, smaller first (MSim ranks posture effectors by
+        priority): the tasks of the largest value are summed into the PDLS posture variation,
+        those of smaller values are strict levels above it (:mod:`pdls_ik.levels`).
     """
 
     kind = POSTURE
 
     def __init__(self, linkage, preferred: Optional[Sequence[float]] = None,
-                 weight: float = 0.1, name: str = 'posture'):
-        super().__init__(name, weight, priority=0)
+                 weight: float = 0.1, name: str = 'posture', priority: int = 0):
+        super().__init__(name, weight, priority=priority)
         self.n = linkage.n
         self.continuous = np.asarray(linkage.continuous, dtype=bool)
         if preferred is None:
