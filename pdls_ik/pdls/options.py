@@ -40,7 +40,7 @@ from pdls_ik.errors import ConfigError
 PerLevel = Union[None, float, Sequence[Optional[float]]]
 
 LINE_SEARCHES = ('constant', 'backtracking', 'fixed_sequence', 'error_norm')
-LIMIT_STRATEGIES = ('clamping', 'pgs')
+LIMIT_STRATEGIES = ('clamping', 'pgs', 'pgs_weighted')
 
 
 def _fail(name: str, why: str, value) -> None:
@@ -156,12 +156,18 @@ class PDLSOptions:
             image (:mod:`pdls_ik.pdls.periodic`; for one-shot solves, not trajectories).
         respect_limits: run the limiting loop (hard limits on θ).
         limit_strategy: how a step that would leave the limits is bounded: "clamping" (the
-            limiting loop, strict priorities) or "pgs" (the damped step as one box-constrained
-            least-squares problem solved by projected Gauss–Seidel as in Simbody's
-            ``SimTK::PGSImpulseSolver``, see :mod:`pdls_ik.pdls.pgs`; levels weighted by
-            ``pgs_level_weight``^k).
-        pgs_level_weight: weight ratio between consecutive levels under "pgs", in (0, 1].
-        pgs_max_iterations, pgs_tol: sweep budget and relative stopping tolerance of PGS.
+            limiting loop of Baerlocher & Boulic, the default), "pgs" (strict priority: each
+            level's damped bounded problem in the null space and box left by the levels above,
+            by projected Gauss–Seidel as in Simbody's ``SimTK::PGSImpulseSolver``, see
+            :mod:`pdls_ik.pdls.pgs`; the default stays "clamping": on the Panda it succeeds as
+            often, 10–20 times faster, see ``benchmarks/audit_strict_priority.py``) or
+            "pgs_weighted" (the levels stacked with weights ``pgs_level_weight``^k in one PGS:
+            not strict; the reference of the compiled tracking cycle's box step).
+        pgs_level_weight: weight ratio between consecutive levels under "pgs_weighted", in
+            (0, 1].
+        pgs_max_iterations, pgs_tol: sweep budget and relative stopping tolerance of PGS (per
+            level and proximal iteration under "pgs"); a step whose PGS did not converge is
+            reported (``StepResult.pgs_converged``, ``PDLSResult.pgs_unconverged``).
     """
 
     theta_diff_max_mag: float = 0.5

@@ -39,7 +39,9 @@ With ``limit_strategy="pgs"`` the limiting loop is replaced: a step (posture inc
 leaves the limits is recomputed level by level, each level's damped bounded problem solved
 inside the null space and the box left by the levels above by projected Gauss–Seidel
 (:func:`pdls_ik.pdls.pgs.strict_pgs_step`, after Simbody's ``SimTK::PGSImpulseSolver``); its
-sweeps and convergence are reported (``pgs_sweeps``, ``pgs_converged``).
+sweeps and convergence are reported (``pgs_sweeps``, ``pgs_converged``). ``"pgs_weighted"``
+keeps the former stacked form (levels weighted by ``pgs_level_weight``^k, one PGS over all):
+not a strict hierarchy, it is the NumPy reference of the compiled tracking cycle's box step.
 
 Inequality rows are handled the same way: a satisfied row that the step would violate joins its
 level with the request to land on its bound, and the passes repeat until nothing new is clamped
@@ -58,7 +60,7 @@ from pdls_ik.pdls.levels import (check_limits, check_vector, GREATER_EQUAL, LESS
                                  PreparedLevels, residual_norm)
 from pdls_ik.pdls.options import level_value, PDLSOptions
 from pdls_ik.pdls.periodic import turn_into_limits
-from pdls_ik.pdls.pgs import strict_pgs_step
+from pdls_ik.pdls.pgs import pgs_step, strict_pgs_step
 from pdls_ik.pdls.pinv import auto_lambda, thin_svd
 from pdls_ik.pdls.posture import posture_within_limits
 
@@ -200,7 +202,7 @@ def compute_step(prep: PreparedLevels, theta: NDArray[np.float64], lower, upper,
         t1 = clock()
         times['priority_loop'] += t1 - t0
         changed = False
-        if lower is not None and opts.limit_strategy == 'pgs':
+        if lower is not None and opts.limit_strategy != 'clamping':
             if posture is not None:
                 dtheta = dtheta + proj @ posture
             bounded = _pgs_bound(jacobians, es, theta, dtheta, lower, upper, active, posture,
@@ -233,7 +235,7 @@ def compute_step(prep: PreparedLevels, theta: NDArray[np.float64], lower, upper,
                     changed = True
         t2 = clock()
         times['limits'] += t2 - t1
-        bounded_by_pgs = lower is not None and opts.limit_strategy == 'pgs'
+        bounded_by_pgs = lower is not None and opts.limit_strategy != 'clamping'
         if not changed and posture is not None and not bounded_by_pgs:
             # the posture last, within what the limits leave: never clamps a variable
             if fixed is not None:
@@ -265,7 +267,8 @@ def compute_step(prep: PreparedLevels, theta: NDArray[np.float64], lower, upper,
                         _NO_INDICES if clamped is None else np.flatnonzero(clamped),
                         limiting_variation, rounds, mag, diff_clamped)
     if pgs_info is not None:
-        result.pgs_sweeps, result.pgs_converged = pgs_info.sweeps, pgs_info.converged
+        result.pgs_sweeps = getattr(pgs_info, 'sweeps', getattr(pgs_info, 'iterations', 0))
+        result.pgs_converged = pgs_info.converged
     result.times, result.level_times = times, level_times
     return result
 
@@ -352,6 +355,11 @@ def _pgs_bound(jacobians, residuals, theta, dtheta, lower, upper, active, postur
         outside &= active
     if not outside.any():
         return None
+    if opts.limit_strategy == 'pgs_weighted':
+        top = next((lam for lam, J in zip(lambdas, jacobians) if J.shape[0]), 0.0)
+        return pgs_step(jacobians, residuals, dtheta, lower - theta, upper - theta, active,
+                        posture, top, opts.pgs_level_weight, opts.pgs_max_iterations,
+                        opts.pgs_tol)
     movable = np.ones(theta.size, dtype=bool) if active is None else active.copy()
     x0 = np.zeros(theta.size)
     back = movable & ((theta > upper) | (theta < lower))
