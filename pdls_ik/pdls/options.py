@@ -158,16 +158,18 @@ class PDLSOptions:
         limit_strategy: how a step that would leave the limits is bounded: "clamping" (the
             limiting loop of Baerlocher & Boulic, the default), "pgs" (strict priority: each
             level's damped bounded problem in the null space and box left by the levels above,
-            by projected Gauss–Seidel as in Simbody's ``SimTK::PGSImpulseSolver``, see
-            :mod:`pdls_ik.pdls.pgs`; the default stays "clamping": on the Panda it succeeds as
-            often, 10–20 times faster, see ``benchmarks/audit_strict_priority.py``) or
+            the first by projected Gauss–Seidel as in Simbody's ``SimTK::PGSImpulseSolver``,
+            the others by an active-set method, see :mod:`pdls_ik.pdls.pgs`; the default
+            stays "clamping": on the Panda it succeeds as often or more, 10–20 times faster,
+            ``benchmarks/compare_limit_strategies.py``) or
             "pgs_weighted" (the levels stacked with weights ``pgs_level_weight``^k in one PGS:
             not strict; the reference of the compiled tracking cycle's box step).
         pgs_level_weight: weight ratio between consecutive levels under "pgs_weighted", in
             (0, 1].
-        pgs_max_iterations, pgs_tol: sweep budget and relative stopping tolerance of PGS (per
-            level and proximal iteration under "pgs"); a step whose PGS did not converge is
-            reported (``StepResult.pgs_converged``, ``PDLSResult.pgs_unconverged``).
+        pgs_max_iterations, pgs_tol: sweep budget and relative stopping tolerance of PGS (under
+            "pgs", also the iteration budget of the active-set solves of the lower levels); a
+            step whose bounded solve did not converge is reported
+            (``StepResult.pgs_converged``, ``PDLSResult.pgs_unconverged``).
     """
 
     theta_diff_max_mag: float = 0.5

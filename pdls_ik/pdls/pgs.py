@@ -42,14 +42,16 @@ Jacobians and the box minus the motion they took,
     x_k = x_{k−1} + N_k z,   z = argmin ‖J_k N_k z − ê_k‖² + λ_k² ‖z‖²
                              subject to  l ≤ x_{k−1} + N_k z ≤ u,
 
-so no level changes what a level above achieved (J_i x_k = J_i x_{k−1}, i < k). The box on x is
-a general polytope for z, so PGS runs on the dual: with H = BᵀB + λ²I (B = J_k N_k) and the
-bound rows G z ≤ h (±rows of N_k), the multipliers μ ≥ 0 of the box minimize
-``½ μᵀ (G H⁻¹ Gᵀ) μ − μᵀ (G H⁻¹ Bᵀê − h)`` — a box-constrained problem, solved by the sweeps
-above (as Simbody's PGS solves for impulses, the multipliers of its constraints), and
-``z = H⁻¹ (Bᵀê − Gᵀμ)``. The posture is the last level (J = I, no compensation: inside the
-box it is P v, as in the priority loop). An unconverged level takes the largest fraction of its
-z that stays within the box (strictness and bounds are kept exactly) and is reported.
+so no level changes what a level above achieved (J_i x_k = J_i x_{k−1}, i < k). The first level
+that acts has the box alone (N = I): projected Gauss–Seidel as above. Below it the box is a
+polytope in z, where Gauss–Seidel on the dual (the multipliers of the box, as Simbody's PGS
+solves for impulses) stalled: its matrix N H⁻¹ Nᵀ is singular when N has fewer columns than
+rows, and 119 of 421 such solves of the audit's problem set had not converged after 200
+sweeps. Those levels are solved exactly by a primal active-set method
+(:func:`_active_set_qp`), a few iterations for these sizes. The posture is the last level
+(J = I, no compensation: inside the box it is P v, as in the priority loop). A level whose
+solver did not converge keeps the largest share of its motion that stays within the box
+(strictness and bounds are kept exactly) and is reported.
 
 :func:`pgs_step` keeps the older stacked form (levels weighted by ``w^k``; the weighted box step
 of the compiled tracking cycle, :func:`pdls_ik._accel.step.pgs_box_step`, is its twin).
@@ -163,98 +165,67 @@ class StrictPGSResult:
     unconverged_levels: List[int]
 
 
-def _dual_pgs(M: Array, p: Array, up: Array, lo: Array, nu0: Array, max_iterations: int,
-              tol: float):
+def _active_set_qp(H: Array, g: Array, G: Array, h: Array, max_iterations: int):
     """
-    Minimize ``½ νᵀMν − νᵀp + Σ_i (up_i max(ν_i, 0) − lo_i max(−ν_i, 0))`` by Gauss–Seidel.
+    Minimize ½ zᵀHz − gᵀz subject to G z ≤ h from the feasible z = 0 (h ≥ 0), H ⪰ 0.
 
-    The dual of a box lo ≤ N z ≤ up (lo ≤ 0 ≤ up): ν_i > 0 is the multiplier of variable i's
-    upper bound, ν_i < 0 of its lower one; each sweep minimizes exactly in one ν_i at a time (a
-    projected, soft-thresholded Gauss–Seidel step). Returns (ν, sweeps, converged).
+    A primal active-set method (Nocedal & Wright 2006, Algorithm 16.3): each iteration solves
+    the equality-constrained step on the working set (least squares on its KKT system, so a
+    singular H gives the least-norm step), then either moves to the first blocking constraint
+    or, at a stationary point, drops the constraint of the most negative multiplier. Returns
+    (z, iterations, converged).
     """
-    rows = M.tolist()
-    diag = np.diag(M).tolist()
-    pl, upl, lol = p.tolist(), up.tolist(), lo.tolist()
-    nu = nu0.tolist()
-    m = len(pl)
-    for sweep in range(1, max_iterations + 1):
-        moved = 0.0
-        for i in range(m):
-            a = diag[i]
-            if a <= 0.0:
+    r = H.shape[0]
+    z = np.zeros(r)
+    work: List[int] = []
+    scale = 1.0 + float(np.abs(H).max(initial=0.0))
+    for iteration in range(1, max_iterations + 1):
+        Gw = G[work]
+        K = np.zeros((r + len(work), r + len(work)))
+        K[:r, :r] = H
+        K[:r, r:] = Gw.T
+        K[r:, :r] = Gw
+        rhs = np.concatenate([g - H @ z, np.zeros(len(work))])
+        sol = np.linalg.lstsq(K, rhs, rcond=None)[0]
+        p, mu = sol[:r], sol[r:]
+        if np.abs(p).max(initial=0.0) <= 1e-13 * (1.0 + np.abs(z).max(initial=0.0)):
+            if not work or mu.min() >= -1e-12 * scale:
+                return z, iteration, True
+            work.pop(int(np.argmin(mu)))
+            continue
+        Gp = G @ p
+        slack = h - G @ z
+        alpha, block = 1.0, -1
+        for i in np.flatnonzero(Gp > 1e-14 * (1.0 + np.abs(p).max())):
+            if i in work:
                 continue
-            row = rows[i]
-            acc = 0.0
-            for j in range(m):
-                acc += row[j] * nu[j]
-            beta = acc - a * nu[i] - pl[i]
-            new = -(beta + upl[i]) / a
-            if not new > 0.0:
-                new = -(beta + lol[i]) / a
-                if not new < 0.0:
-                    new = 0.0
-            change = abs(new - nu[i])
-            if change > moved:
-                moved = change
-            nu[i] = new
-        if moved <= tol * (1.0 + max((abs(v) for v in nu), default=0.0)):
-            return np.array(nu), sweep, True
-    return np.array(nu), max_iterations, False
+            step = max(slack[i], 0.0) / Gp[i]
+            if step < alpha:
+                alpha, block = step, int(i)
+        z = z + alpha * p
+        if block >= 0:
+            work.append(block)
+    return z, max_iterations, False
 
 
-#: proximal weight of an undamped level, relative to the largest σ² of its J_k N_k
-PROX_SHARE = 0.05
-#: proximal (outer) iterations of one undamped level at most
-PROX_ITERATIONS = 60
-
-
-def _bounded_level(B, e_hat, lam, N, x, lo, up, max_iterations, tol):
+def _bounded_level(B, e_hat, lam, N, x, lo, up, max_iterations):
     """
     One level of :func:`strict_pgs_step`: z minimizing ‖B z − ê‖² + λ²‖z‖², x + N z in the box.
 
     N (c, r) orthonormal, the directions left by the levels above; x, lo, up (c,) the motion so
-    far and the box. The multipliers of the box come from the dual by PGS (:func:`_dual_pgs`). An
-    undamped level (λ = 0, H = BᵀB singular) is solved by proximal iterations, each adding
-    ε²‖z − z_prev‖² (ε² = ``PROX_SHARE`` · σ_max²): from z = 0 they converge to the bounded
-    optimum nearest 0, the bounded counterpart of the pseudoinverse. Returns (z (r,), sweeps,
-    converged).
+    far and the box; the box is a polytope in z, solved by :func:`_active_set_qp`. Returns
+    (z (r,), iterations, converged).
     """
     r = N.shape[1]
-    BtB = B.T @ B
-    smax2 = float(np.linalg.eigvalsh(BtB)[-1])
-    eps2 = PROX_SHARE * smax2 if lam == 0.0 else 0.0
-    H = BtB + (lam * lam + eps2) * np.eye(r)
-    Bt_e = B.T @ e_hat
-    lo_step, up_step = lo - x, up - x
+    H = B.T @ B + lam * lam * np.eye(r)
+    g = B.T @ e_hat
     movable = np.einsum('ij,ij->i', N, N) > 1e-12           # rows of N that can move
-    Nm = N[movable]
-    Hinv_Nt = np.linalg.solve(H, Nm.T)
-    M = Nm @ Hinv_Nt
-    z = np.zeros(r)
-    nu = np.zeros(Nm.shape[0])
-    sweeps = 0
-    for _ in range(PROX_ITERATIONS if eps2 > 0.0 else 1):
-        z_free = np.linalg.solve(H, Bt_e + eps2 * z)
-        t = N @ z_free
-        if np.all(t >= lo_step) and np.all(t <= up_step):
-            nu[:] = 0.0
-            z_new, ok = z_free, True
-        else:
-            nu, used, ok = _dual_pgs(M, Nm @ z_free, up_step[movable], lo_step[movable], nu,
-                                     max_iterations, tol)
-            sweeps += used
-            z_new = z_free - Hinv_Nt @ nu
-        moved = float(np.abs(z_new - z).max())
-        z = z_new
-        if not ok:
-            return z, sweeps, False
-        if eps2 == 0.0 or moved <= PROX_TOL * (1.0 + float(np.abs(z).max())):
-            return z, sweeps, True
-    return z, sweeps, False
-
-
-#: an undamped level's proximal iterations stop when z moves less than this (relative)
-PROX_TOL = 1e-10
+    upper_rows = movable & np.isfinite(up)
+    lower_rows = movable & np.isfinite(lo)
+    G = np.vstack([N[upper_rows], -N[lower_rows]])
+    h = np.maximum(np.concatenate([up[upper_rows] - x[upper_rows],
+                                   x[lower_rows] - lo[lower_rows]]), 0.0)
+    return _active_set_qp(H, g, G, h, max_iterations)
 
 
 def strict_pgs_step(jacobians: Sequence[Array], residuals: Sequence[Array],
@@ -308,7 +279,7 @@ def strict_pgs_step(jacobians: Sequence[Array], residuals: Sequence[Array],
             z, used, converged = res.x, res.iterations, res.converged
         else:
             z, used, converged = _bounded_level(B, e_hat, lam, N, x[cols], lo, up,
-                                                max_iterations, tol)
+                                                max_iterations)
         sweeps += used
         step_c = N @ z
         t = x[cols] + step_c
