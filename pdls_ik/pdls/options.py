@@ -160,8 +160,8 @@ class PDLSOptions:
             level's damped bounded problem in the null space and box left by the levels above,
             the first by projected Gauss–Seidel as in Simbody's ``SimTK::PGSImpulseSolver``,
             the others by an active-set method, see :mod:`pdls_ik.pdls.pgs`; the default
-            stays "clamping": on the Panda it succeeds as often or more, 10–20 times faster,
-            ``benchmarks/compare_limit_strategies.py``) or
+            stays "clamping": on the Panda it succeeds as often or more with a 3–4 times
+            smaller median time, ``benchmarks/compare_limit_strategies.py``) or
             "pgs_weighted" (the levels stacked with weights ``pgs_level_weight``^k in one PGS:
             not strict; the reference of the compiled tracking cycle's box step).
         pgs_level_weight: weight ratio between consecutive levels under "pgs_weighted", in

@@ -37,11 +37,12 @@ the limits.
 
 With ``limit_strategy="pgs"`` the limiting loop is replaced: a step (posture included) that
 leaves the limits is recomputed level by level, each level's damped bounded problem solved
-inside the null space and the box left by the levels above (:func:`pdls_ik.pdls.pgs.
-strict_pgs_step`: projected Gauss–Seidel after Simbody's ``SimTK::PGSImpulseSolver`` for the
-box alone, an active-set method below); its sweeps and convergence are reported (``pgs_sweeps``, ``pgs_converged``). ``"pgs_weighted"``
-keeps the former stacked form (levels weighted by ``pgs_level_weight``^k, one PGS over all):
-not a strict hierarchy, it is the NumPy reference of the compiled tracking cycle's box step.
+inside the null space and the box left by the levels above
+(:func:`pdls_ik.pdls.pgs.strict_pgs_step`: projected Gauss–Seidel after Simbody's
+``SimTK::PGSImpulseSolver`` for the box alone, an active-set method below); its sweeps and
+convergence are reported (``pgs_sweeps``, ``pgs_converged``). ``"pgs_weighted"`` keeps the
+former stacked form (levels weighted by ``pgs_level_weight``^k, one PGS over all): not a strict
+hierarchy, it is the NumPy reference of the compiled tracking cycle's box step.
 
 Inequality rows are handled the same way: a satisfied row that the step would violate joins its
 level with the request to land on its bound, and the passes repeat until nothing new is clamped
