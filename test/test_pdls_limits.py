@@ -132,7 +132,7 @@ def test_the_posture_never_takes_a_variable_from_the_level_through_the_limits():
     """
     Issue 14, finding 1: the limiting loop used to clamp variables the posture pushed out.
 
-    Seed 14 ended "stalled" with |e0| = 0.222 (164 of 300 seeds unsolved); without the posture
+    Seed 14 ended "stalled" with |e0| = 0.222 (160 of seeds 0–299 unsolved); without the posture
     every one converges. Now the posture only uses what the limits leave.
     """
     lo, up = -.3 * np.ones(5), .3 * np.ones(5)

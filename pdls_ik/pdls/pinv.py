@@ -17,9 +17,10 @@ Damped pseudoinverse by SVD and the automatic damping factor λ.
 
 For a matrix A (m, n) with thin SVD ``A = U diag(σ) Vᵀ``, the damped least-squares solution of
 ``A x = b`` is ``x = Σ_i σ_i / (σ_i² + λ²) (u_iᵀ b) v_i = Aᵀ(AAᵀ + λ²I)⁻¹ b`` (Wampler 1986;
-Nakamura & Hanafusa 1986). Singular values at or below ``svd_tol`` are treated as zero: they
+Nakamura & Hanafusa 1986). Singular values at or below a tolerance are treated as zero: they
 decide the rank and are left out of the sum, so λ = 0 gives the Moore–Penrose pseudoinverse of
-the rank-truncated matrix.
+the rank-truncated matrix. :func:`damped_pinv` takes that tolerance as given; the PDLS step makes
+it relative to each level's scale (``svd_tol · ‖J_k‖_F``, :mod:`pdls_ik.pdls.step`).
 """
 from __future__ import annotations
 

@@ -77,7 +77,8 @@ class StepResult:
 
     :ivar theta_diff: (n,) the variation to add to θ (after Δθ clamping); θ + Δθ stays in limits.
     :ivar lambdas, ranks, min_singular_values: per level, the λ used, the rank of the restricted
-        Jacobian J̃_k and its smallest singular value above ``svd_tol`` (0 when rank 0).
+        Jacobian J̃_k and its smallest singular value above ``svd_tol · ‖J_k‖_F`` (0 when
+        rank 0).
     :ivar auto_lambda: per level, whether λ was computed automatically.
     :ivar residual_norms: per level, the norm of the active (unclamped, uncompensated) residual.
     :ivar residual_clamped: per level, whether ``residual_max_mag`` clamped the residual.
