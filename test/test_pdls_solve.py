@@ -165,19 +165,25 @@ def test_time_metrics_per_phase_and_level_and_limiting_iterations():
     assert result.residual_norms[0] == pytest.approx(0.8, abs=1e-9)
 
 
-def test_infeasible_when_no_free_variable_moves_an_unmet_level():
-    """hpp-constraints' INFEASIBLE: known before iterating, not after max_iterations."""
-    J = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 0.0]])
-    levels = [(np.array([0.0, 0.5]), J), (np.array([1.0]), np.array([[0.0, 1.0, 1.0]]))]
-    result = solve(lambda theta: levels, np.zeros(3))
-    assert result.status == INFEASIBLE and result.iterations == 0
-    assert result.infeasible_levels == [0]
-    # a level that only fixed variables move is infeasible too
-    lock = [(np.array([0.3]), np.array([[0.0, 0.0, 1.0]]))]
-    fixed = solve(lambda theta: lock, np.zeros(3), options=PDLSOptions(free_variables=[0, 1]))
-    assert fixed.status == INFEASIBLE and fixed.infeasible_levels == [0]
-    free = solve(lambda theta: [(np.array([0.3]) - theta[2:], lock[0][1])], np.zeros(3))
-    assert free.status == CONVERGED
+def test_infeasible_when_no_variable_may_move():
+    """
+    hpp-constraints' INFEASIBLE ("reduced dimension 0"): known before iterating.
+
+    Not after max_iterations: every variable fixed by free_variables or by lower == upper.
+    """
+    J = np.array([[1.0, 1.0, 0.0], [0.0, 1.0, 1.0]])
+
+    def levels(theta):
+        return [(np.array([0.5, 0.0]) - J @ theta, J)]
+    none_free = solve(levels, np.zeros(3), options=PDLSOptions(free_variables=[]))
+    assert none_free.status == INFEASIBLE and none_free.iterations == 0
+    assert none_free.infeasible_levels == [0] and none_free.evaluations == 1
+    pinned = solve(levels, np.zeros(3), np.array([0.0, 0.0, -1.0]), np.array([0.0, 0.0, -1.0]))
+    assert pinned.status == INFEASIBLE and pinned.theta[2] == -1.0
+    met = solve(levels, np.array([0.5, 0.0, 0.0]), options=PDLSOptions(free_variables=[]))
+    assert met.status == CONVERGED                       # already met: nothing to move
+    one = solve(levels, np.zeros(3), np.array([0.0, -1.0, 0.0]), np.array([0.0, 1.0, 0.0]))
+    assert one.status != INFEASIBLE                      # one variable may move: it tries
 
 
 class _Growing:

@@ -26,7 +26,7 @@ STALLED = 'stalled'              # an applied ‖Δθ‖ fell below theta_diff_t
 MAX_ITERATIONS = 'max_iterations'
 MAX_TIME = 'max_time'
 DIVERGED = 'diverged'            # a level above min_divergable_level grew (abort_on_divergence)
-INFEASIBLE = 'infeasible'        # at the start, a level's unmet rows depend on no free variable
+INFEASIBLE = 'infeasible'        # unconverged at the start while no variable may move
 STATUSES = (CONVERGED, STALLED, MAX_ITERATIONS, MAX_TIME, DIVERGED, INFEASIBLE)
 
 
@@ -62,8 +62,7 @@ class PDLSResult:
     :ivar pgs_unconverged: steps whose projected Gauss–Seidel did not converge within
         ``pgs_max_iterations`` (``limit_strategy="pgs"``; such a step keeps the largest share of
         its level's motion that stays within the limits).
-    :ivar infeasible_levels: with status "infeasible", the levels whose rows that no free
-        variable moves are beyond their tolerance.
+    :ivar infeasible_levels: with status "infeasible", the unconverged counted levels.
     """
 
     theta: NDArray[np.float64]

@@ -19,9 +19,9 @@ The loop runs the solve cycles of the PDLS solver of Marsette Vona's MSim (``von
 an implementation of Baerlocher & Boulic 2004.
 
 Each cycle evaluates the problem at θ, then in this order: converged (every counted level within
-its tolerance, or the problem's own test) → infeasible (at the start, under the default test
-only: a counted level whose rows that no free variable moves are already beyond its tolerance;
-a problem with its own ``converged`` test decides what is required) → diverged (a level above
+its tolerance, or the problem's own test) → infeasible (at the start: unconverged while no
+variable may move, none free or every free one with lower == upper; hpp-constraints'
+``INFEASIBLE``, "reduced dimension 0") → diverged (a level above
 ``min_divergable_level`` increased by more than ``divergence_tol + divergence_factor ·
 previous``; stop only with ``abort_on_divergence``) → stalled (the last applied ‖Δθ‖ was
 below ``theta_diff_tol`` while no residual was clamped) → max_iterations → max_time;
@@ -38,7 +38,7 @@ from typing import Callable, List, Optional, Union
 
 import numpy as np
 from pdls_ik.errors import InputError
-from pdls_ik.pdls.levels import check_limits, check_vector, PreparedLevels, residual_norm
+from pdls_ik.pdls.levels import check_limits, check_vector, PreparedLevels
 from pdls_ik.pdls.linesearch import LineSearch
 from pdls_ik.pdls.options import level_value, PDLSOptions
 from pdls_ik.pdls.periodic import turn_into_limits
@@ -184,11 +184,10 @@ def solve(problem: Union[PDLSProblem, Callable], theta0, lower=None, upper=None,
         if (all(conv[:counted(p)]) if custom is None else bool(custom)):
             status = CONVERGED
             break
-        if iteration == 0 and hooks.converged is None:
-            infeasible = _immovable_levels(prep, conv[:counted(p)], tols, free, by_comp)
-            if infeasible:
-                status = INFEASIBLE
-                break
+        if iteration == 0 and _movable_count(n, free, lo, up) == 0:
+            infeasible = [k for k, ok in enumerate(conv[:counted(p)]) if not ok]
+            status = INFEASIBLE
+            break
         diverging = _diverging_level(prep.norms, prev_norms, tols, opts)
         if diverging is not None:
             counters['divergences'] += 1
@@ -272,26 +271,12 @@ def solve(problem: Union[PDLSProblem, Callable], theta0, lower=None, upper=None,
     return result
 
 
-def _immovable_levels(prep: PreparedLevels, converged: List[bool], tols: List[float], free,
-                      by_component: bool) -> List[int]:
-    """
-    Levels unmet at the start for good: "infeasible".
-
-    A level whose rows that no free variable moves (zero Jacobian row on the free variables)
-    already have a residual above the level's tolerance: no iteration can change it (known
-    before iterating, as the ``INFEASIBLE`` status of hpp-constraints' hierarchical solver).
-    """
-    out = []
-    for k, ok in enumerate(converged):
-        if ok:
-            continue
-        J = prep.jacobians[k]
-        if free is not None:
-            J = J[:, free]
-        stuck = ~J.any(axis=1)
-        if stuck.any() and residual_norm(prep.residuals[k][stuck], by_component) > tols[k]:
-            out.append(k)
-    return out
+def _movable_count(n: int, free, lo, up) -> int:
+    """Count the variables that may move: free and, when limited, with lower < upper."""
+    movable = np.ones(n, dtype=bool) if free is None else free.copy()
+    if lo is not None:
+        movable &= lo < up
+    return int(movable.sum())
 
 
 def _diverging_level(norms: List[float], previous: Optional[List[float]], tols: List[float],
