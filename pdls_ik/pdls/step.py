@@ -302,8 +302,8 @@ def _priority_loop(jacobians, residuals, n, active, fixed, free, want_projector,
             continue
         t_level = clock()
         e_hat = residuals[k] if dtheta is None else residuals[k] - J @ dtheta
-        scale = math.sqrt(float(np.einsum('ij,ij->', J, J) if free is None
-                                else np.einsum('ij,ij->', J[:, free], J[:, free])))
+        Jf = J if free is None else J[:, free]
+        scale = math.sqrt(float(np.vdot(Jf, Jf)))
         if proj is not None:
             J = J @ proj
         elif mask is not None:
