@@ -38,7 +38,8 @@ Keys (every one optional; unknown keys are errors naming the key)::
       - {type: position_bound, link: l_tool, normal: [0, 0, 1], offset: 0.1}
       - {type: limit_avoidance, fraction: 0.1}
       - {type: joint_lock, joints: [crank_joint], positions: [0.5]}
-      - {type: posture, preferred: [..], weight: 0.1}
+      - {type: posture, preferred: [..], weight: 0.1, priority: 0}
+      - {type: potential, gravity: [0, 0, -9.81], stiffness: [..], rest: [..], priority: 1}
 
 Every task also accepts ``name``, ``priority`` (targets, smaller = higher) and ``weight``; the
 other keys are the task class's constructor arguments (see its docstring).
@@ -52,7 +53,8 @@ from typing import Any, Dict, List, Mapping, Tuple, Union
 from pdls_ik.config import yaml_error_line
 from pdls_ik.errors import ConfigError, PDLSIKError
 from pdls_ik.tasks import (ClosureTask, CoMTask, FrameTask, JointLockTask, LimitAvoidanceTask,
-                           LookAtTask, PositionBoundTask, PostureTask, RelativeFrameTask, Task)
+                           LookAtTask, PositionBoundTask, PostureTask, PotentialEnergyTask,
+                           RelativeFrameTask, Task)
 
 _COMMON = ('name', 'priority', 'weight')
 _FRAME = ('link', 'base', 'position', 'orientation', 'position_mask', 'orientation_mask',
@@ -73,7 +75,9 @@ TASK_TYPES: Dict[str, Tuple[type, Tuple[str, ...], Tuple[str, ...]]] = {
                                                        'use_safety_limits'), ()),
     'joint_lock': (JointLockTask, ('name', 'weight', 'joints', 'positions'),
                    ('joints', 'positions')),
-    'posture': (PostureTask, ('name', 'weight', 'preferred'), ()),
+    'posture': (PostureTask, ('name', 'weight', 'preferred', 'priority'), ()),
+    'potential': (PotentialEnergyTask, _COMMON + ('gravity', 'stiffness', 'rest', 'curvature',
+                                                  'tolerance'), ()),
 }
 CLOSURE_KEYS = ('name', 'link_a', 'link_b', 'frame_a', 'frame_b', 'mode', 'tolerance', 'weight')
 TOP_KEYS = ('floating_base', 'limit_strategy', 'solve_groups', 'fixed_joints', 'closures',
