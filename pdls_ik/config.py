@@ -80,9 +80,9 @@ class IKConfig:
     damping: float = _p(-1.0, 'Damping lambda of every level; < 0: automatic per level '
                               '(Baerlocher 2001), >= 0: fixed.', -1.0, 1e3)
     limit_strategy: str = _p('clamping', 'How a step is kept within the joint limits: '
-                                         "'clamping' (limiting loop, strict priorities) or 'pgs' "
-                                         '(box-constrained damped step by projected '
-                                         'Gauss-Seidel).')
+                                         "'clamping' (limiting loop, the default) or 'pgs' "
+                                         "(each level's damped bounded problem in strict "
+                                         'priority, by projected Gauss-Seidel; slower).')
     backend: str = _p('auto', "Implementation of solves and tracking cycles: 'numpy' (the "
                               "reference), 'numba' (compiled kernels; plain pose or "
                               'position-only goals, joint locks allowed, without extra tasks, '

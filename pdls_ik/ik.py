@@ -831,5 +831,5 @@ class IKSolver:
             opts = self._track_options.replace(theta_diff_max_mag=step)
             undamped = opts.replace(theta_diff_clamping=False, damping=0.0)
             self._track_cache = (dt, reach, opts,
-                                 (undamped, undamped.replace(limit_strategy='pgs')))
+                                 (undamped, undamped.replace(limit_strategy='pgs_weighted')))
         return self._track_cache[1:]

@@ -26,8 +26,12 @@ Order, highest first:
 2. joint locks — one level for all :class:`~pdls_ik.tasks.JointLockTask`;
 3. targets — one level per distinct integer ``priority`` (smaller first); tasks sharing a
    priority share a level, their rows stacked;
-4. posture — not a level: the sum of the :class:`~pdls_ik.tasks.PostureTask` variations is the
-   PDLS posture variation, projected into the null space left by every level.
+4. posture — the sum of the :class:`~pdls_ik.tasks.PostureTask` variations of the lowest
+   posture priority (the largest ``priority`` value among them) is the PDLS posture variation,
+   projected into the null space left by every level. Posture tasks of a higher posture
+   priority are ranked strictly above it, as MSim ranks its posture effectors by priority: one
+   level per distinct priority (after every target), rows ``w (q* − q)`` with J = w I. With one
+   posture priority (the usual case) every posture task is in the variation, summed.
 
 A task with inequality rows (:attr:`Task.comparison`) passes its comparison types on to its level
 (PDLS inequality rows: a row takes part only while violated).
@@ -48,15 +52,25 @@ from pdls_ik.tasks.base import KIND_ORDER, POSTURE, TARGET, Task
 Array = NDArray[np.float64]
 
 
+def variation_postures(tasks: Sequence[Task]) -> List[Task]:
+    """Return the posture tasks of the lowest posture priority (summed into the variation)."""
+    postures = [t for t in tasks if t.kind == POSTURE]
+    if not postures:
+        return []
+    last = max(t.priority for t in postures)
+    return [t for t in postures if t.priority == last]
+
+
 def assign_levels(tasks: Sequence[Task]) -> List[List[Task]]:
-    """Group the non-posture tasks into priority levels, highest first (see module doc)."""
+    """Group the tasks into priority levels, highest first (see module doc)."""
     groups = {}
+    in_variation = {id(t) for t in variation_postures(tasks)}
     for task in tasks:
         if task.kind not in KIND_ORDER:
             raise InputError(f"task '{task.name}': unknown kind '{task.kind}'")
-        if task.kind == POSTURE:
+        if id(task) in in_variation:
             continue
-        key = (KIND_ORDER[task.kind], task.priority if task.kind == TARGET else 0)
+        key = (KIND_ORDER[task.kind], task.priority if task.kind in (TARGET, POSTURE) else 0)
         groups.setdefault(key, []).append(task)
     return [groups[k] for k in sorted(groups)]
 
@@ -74,7 +88,8 @@ class LevelStack:
     :param n: number of variables.
 
     :ivar groups: the tasks of each level, highest first.  names: level names.
-    :ivar postures: the posture tasks (summed into :meth:`posture_variation`).
+    :ivar postures: the posture tasks of the lowest posture priority (summed into
+        :meth:`posture_variation`); posture tasks ranked above them are levels.
     """
 
     def __init__(self, tasks: Sequence[Task], n: int):
@@ -83,7 +98,7 @@ class LevelStack:
         self.groups = assign_levels(self.tasks)
         if not self.groups:
             raise InputError('no task to solve: give at least one lock or target task')
-        self.postures = [t for t in self.tasks if t.kind == POSTURE]
+        self.postures = variation_postures(self.tasks)
         self.names = [level_name(g) for g in self.groups]
         #: per level, per task: the slice of the level's rows that belongs to the task
         self.rows = []

@@ -26,9 +26,15 @@ the global levels, its Jacobian the block of its columns, and it is solved alone
 For a block-diagonal problem the PDLS step is itself block-wise when the per-level quantities do
 not mix the blocks — fixed damping λ, residual and Δθ clamping by component, no adaptive step
 size; with those options the grouped solution equals the joint one to rounding, while each group
-stops as soon as *it* has converged, and small SVDs replace a large one. With automatic damping
-or 2-norm clamping the groups differ slightly in path (λ and the clamp are computed per group),
-not in what they achieve. Variables that no level depends on belong to no group: they go to the
+stops as soon as *it* has converged, and small SVDs replace a large one. With automatic damping,
+2-norm clamping or the adaptive step size (the defaults) λ, the clamp of ‖Δθ‖ and the residual
+clamps are computed per group, so each group takes other (often larger) steps than the joint
+problem would: on a nonlinear problem a group can then reach another local solution, or stall
+where the joint solve converges (3 of 60 random bimanual goals, 0.2 m off), and the reverse.
+:class:`~pdls_ik.task_solver.TaskSolver` therefore solves the joint problem from the same seed
+whenever a group fails and keeps the better of the two: grouping never achieves less than the
+joint solve, and costs nothing more when every group succeeds. Variables that no level depends
+on belong to no group: they go to the
 fixed point of the posture tasks (the weighted mean of their preferred values, where the joint
 problem's posture variation converges to), or stay at the seed without posture.
 

@@ -38,7 +38,8 @@ Keys (every one optional; unknown keys are errors naming the key)::
       - {type: position_bound, link: l_tool, normal: [0, 0, 1], offset: 0.1}
       - {type: limit_avoidance, fraction: 0.1}
       - {type: joint_lock, joints: [crank_joint], positions: [0.5]}
-      - {type: posture, preferred: [..], weight: 0.1}
+      - {type: posture, preferred: [..], weight: 0.1, priority: 0}
+      - {type: potential, gravity: [0, 0, -9.81], stiffness: [..], rest: [..], priority: 1}
     self_collision:               # or "true" for the defaults: a level above the pose task
       d_min: 0.01                 # [m] smallest allowed distance between checked link pairs
       activation_distance: 0.1    # [m] pairs farther apart give no active row
@@ -67,8 +68,8 @@ from pdls_ik.config import yaml_error_line
 from pdls_ik.errors import ConfigError, PDLSIKError
 from pdls_ik.model.collision import collision_model
 from pdls_ik.tasks import (ClosureTask, CoMTask, FrameTask, JointLockTask, LimitAvoidanceTask,
-                           LookAtTask, PositionBoundTask, PostureTask, RelativeFrameTask,
-                           SelfCollisionTask, Task)
+                           LookAtTask, PositionBoundTask, PostureTask, PotentialEnergyTask,
+                           RelativeFrameTask, SelfCollisionTask, Task)
 
 _COMMON = ('name', 'priority', 'weight')
 _FRAME = ('link', 'base', 'position', 'orientation', 'position_mask', 'orientation_mask',
@@ -89,7 +90,9 @@ TASK_TYPES: Dict[str, Tuple[type, Tuple[str, ...], Tuple[str, ...]]] = {
                                                        'use_safety_limits'), ()),
     'joint_lock': (JointLockTask, ('name', 'weight', 'joints', 'positions'),
                    ('joints', 'positions')),
-    'posture': (PostureTask, ('name', 'weight', 'preferred'), ()),
+    'posture': (PostureTask, ('name', 'weight', 'preferred', 'priority'), ()),
+    'potential': (PotentialEnergyTask, _COMMON + ('gravity', 'stiffness', 'rest', 'curvature',
+                                                  'tolerance'), ()),
 }
 CLOSURE_KEYS = ('name', 'link_a', 'link_b', 'frame_a', 'frame_b', 'mode', 'tolerance', 'weight')
 TOP_KEYS = ('floating_base', 'limit_strategy', 'solve_groups', 'fixed_joints', 'closures',

@@ -41,7 +41,7 @@ from pdls_ik import pdls
 from pdls_ik.config import IKConfig
 from pdls_ik.levels import LevelStack
 from pdls_ik.pdls.levels import PreparedLevels
-from pdls_ik.tasks.base import Task
+from pdls_ik.tasks.base import POSTURE, Task
 from pdls_ik.trajectory import wrap_angle
 
 Array = NDArray[np.float64]
@@ -79,9 +79,10 @@ def level_tolerance(task: Task) -> float:
     """
     Return the weighted residual norm below which ``task`` is surely met.
 
-    That is its tightest row tolerance times its weight; optional tasks never constrain: inf.
+    That is its tightest row tolerance times its weight; optional and posture tasks never
+    constrain: inf.
     """
-    if getattr(task, 'optional', False):
+    if getattr(task, 'optional', False) or task.kind == POSTURE:
         return float('inf')
     if hasattr(task, 'position_tolerance'):
         return min(task.position_tolerance * task.position_weight,
@@ -154,7 +155,7 @@ class TaskProblem:
 
     def converged(self, theta: Array, levels) -> bool:
         return all(task_error(task, levels[k].residual[sl])[1] for task, k, sl in self._rows
-                   if not getattr(task, 'optional', False))
+                   if not getattr(task, 'optional', False) and task.kind != POSTURE)
 
     def normalize(self, theta: Array) -> Array:
         if not self.continuous.any():
@@ -297,12 +298,26 @@ class TaskSolver:
         if self.solve_groups:
             from pdls_ik.solve_groups import solve_grouped
             theta, status, iterations, ngroups = solve_grouped(self, theta0)
-        else:
-            opts = self.options if self.free.all() else \
-                self.options.replace(free_variables=self.free)
-            res = pdls.solve(self.problem, theta0, self.lower, self.upper, opts)
-            theta = res.theta if res.converged or res.best_theta is None else res.best_theta
-            status, iterations, ngroups = res.status, res.iterations, 1
+            grouped = self._verdict(theta, status, iterations, ngroups)
+            if grouped[1]:
+                return grouped
+            # a group failed: its path differs from the joint one (pdls_ik.solve_groups), so
+            # the joint problem may still succeed from the same seed; keep the better
+            joint = self._verdict(*self._joint_solve(theta0), 1)
+            joint = joint[:4] + (joint[4] + iterations,) + joint[5:]
+            return joint if joint[1] or joint[0] < grouped[0] else grouped
+        return self._verdict(*self._joint_solve(theta0), 1)
+
+    def _joint_solve(self, theta0: Array) -> Tuple[Array, str, int]:
+        """One PDLS solve of the whole problem from θ0: (θ, status, iterations)."""
+        opts = self.options if self.free.all() else \
+            self.options.replace(free_variables=self.free)
+        res = pdls.solve(self.problem, theta0, self.lower, self.upper, opts)
+        theta = res.theta if res.converged or res.best_theta is None else res.best_theta
+        return theta, res.status, res.iterations
+
+    def _verdict(self, theta: Array, status: str, iterations: int, ngroups: int) -> Tuple:
+        """Return the tuple of :meth:`_attempt` for a solved θ (n,)."""
         levels = self.problem.levels(theta)
         errs = self.problem.task_errors(levels)
         ok = all(errs[t.name][1] for t in self.tasks if not getattr(t, 'optional', False)

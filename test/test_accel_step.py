@@ -107,3 +107,41 @@ def test_pgs_box_step_is_the_numpy_pgs_step_of_the_levels():
         hit_lower += int(np.sum(x[free] == lo[free]))
         hit_upper += int(np.sum(x[free] == up[free]))
     assert hit_lower > 10 and hit_upper > 10      # both bounds are exercised
+
+
+def test_levels_step_bounds_the_posture_as_the_numpy_step_does():
+    """
+    Issue 14: the compiled step adds the posture after the limiting loop, within the limits.
+
+    Locks (0–2) > pose (6 rows) > a posture pulling far outside the limits: the compiled
+    levels_step equals pdls.step, clamps only what the levels need, and stays within limits.
+    """
+    from pdls_ik._accel.step import levels_step, step_work
+    from pdls_ik.pdls import PDLSOptions, step
+    rng = np.random.default_rng(14)
+    bounded = 0
+    for trial in range(60):
+        n, m, locks = 7, 6, trial % 3
+        J, e = rng.normal(size=(m, n)), 0.3 * rng.normal(size=m)
+        lock_idx = rng.choice(n, locks, replace=False).astype(np.int64)
+        w, e_lock = 1.0, 0.1 * rng.normal(size=locks)
+        J_lock = np.zeros((locks, n))
+        J_lock[np.arange(locks), lock_idx] = w
+        lo, up = -rng.uniform(0.1, 1.0, n), rng.uniform(0.1, 1.0, n)
+        theta = lo + rng.random(n) * (up - lo)
+        posture = 3.0 * rng.normal(size=n)
+        free = np.ones(n, dtype=bool)
+        levels = [(e_lock, J_lock), (e, J)] if locks else [(e, J)]
+        opts = PDLSOptions(theta_diff_max_mag=1.5)
+        ref = step(levels, theta, lo, up, posture, opts)
+        plain = step(levels, theta, lo, up, None, opts)
+        dtheta, lm, rc = np.empty(n), np.zeros((2, 3)), np.zeros(2, dtype=bool)
+        levels_step(J, e, e_lock, lock_idx, w, theta, lo, up, free, np.zeros(n, dtype=bool),
+                    -1.0, 1.5, 1e-9, -1.0, -1.0, posture, True, dtheta, step_work(m, n, locks),
+                    lm, rc)
+        np.testing.assert_allclose(dtheta, ref.theta_diff, rtol=0.0, atol=1e-9)
+        new = theta + dtheta
+        assert np.all(new >= lo) and np.all(new <= up)
+        np.testing.assert_array_equal(ref.clamped, plain.clamped)   # none for the posture
+        bounded += bool(np.any((new == lo) | (new == up)))
+    assert bounded > 20

@@ -13,12 +13,15 @@
 # limitations under the License.
 
 """Tests of pdls_ik.levels: level order (locks > targets by priority > posture) and stacking."""
+from types import SimpleNamespace
+
 from conftest import ROBOTS
 import numpy as np
 from pdls_ik import pdls
 from pdls_ik.errors import InputError
 from pdls_ik.levels import assign_levels, LevelStack
 from pdls_ik.model import load_urdf
+from pdls_ik.task_solver import TaskProblem
 from pdls_ik.tasks import FrameTask, JointLockTask, PostureTask
 import pytest
 
@@ -72,3 +75,36 @@ def test_strict_priority_of_a_higher_target_over_a_conflicting_lower_one(panda):
     assert alone.residual_norms[0] < 1e-9
     # the lower level's remaining error is the distance between the two targets
     assert res.residual_norms[1] == pytest.approx(np.linalg.norm([0.1, 0.02, 0]), abs=1e-6)
+
+
+def test_posture_tasks_at_distinct_priorities_are_ranked_not_summed():
+    """
+    Issue 14 / seed 001: posture effectors are ranked by priority.
+
+    Two postures on one free joint pull opposite ways: summed they cancel (the old behaviour);
+    ranked, the first (priority 0) is a strict level and wins, the second only gets what it
+    leaves (nothing here).
+    """
+    robot = SimpleNamespace(n=2, lower=np.array([-2.0, -2.0]), upper=np.array([2.0, 2.0]),
+                            continuous=np.array([False, False]), joint_names=['a', 'b'])
+    lock = JointLockTask(SimpleNamespace(**vars(robot), joint_index=['a', 'b'].index), ['a'],
+                         [0.3])
+    first = PostureTask(robot, preferred=[0.0, 1.0], weight=0.5, name='first', priority=0)
+    second = PostureTask(robot, preferred=[0.0, -1.0], weight=0.5, name='second', priority=1)
+    stack = LevelStack([lock, first, second], 2)
+    assert stack.names == ['lock', 'first'] and stack.postures == [second]
+    # the levels' own solve (no task-success test: it iterates until the levels stall)
+    result = pdls.solve(stack, np.zeros(2), robot.lower, robot.upper,
+                        pdls.PDLSOptions(max_iterations=200))
+    assert result.theta[0] == pytest.approx(0.3, abs=1e-9)       # the lock, above both
+    assert result.theta[1] == pytest.approx(1.0, abs=1e-6)       # the first posture's target
+    summed = LevelStack([lock, first, PostureTask(robot, preferred=[0.0, -1.0], weight=0.5,
+                                                  name='second')], 2)
+    assert summed.names == ['lock'] and len(summed.postures) == 2
+    both = pdls.solve(summed, np.zeros(2), robot.lower, robot.upper,
+                      pdls.PDLSOptions(max_iterations=200))
+    assert both.theta[1] == pytest.approx(0.0, abs=1e-6)         # summed: they cancel
+    # a task solve treats the posture levels as never required
+    problem = TaskProblem([lock, first, second], 2, robot.continuous)
+    assert problem.tolerances == [pytest.approx(1e-6), None]
+    assert problem.converged(result.theta, problem.levels(result.theta))

@@ -109,3 +109,73 @@ def test_limits_ignored_when_respect_limits_is_off():
     e, J = np.array([2.0]), np.array([[1.0]])
     out = step([(e, J)], np.zeros(1), [-1.0], [1.0], options=EXACT.replace(respect_limits=False))
     assert out.theta_diff[0] == 2.0 and out.clamped.size == 0
+
+
+class _PostureOutside:
+    """Issue 14's reproduction: 2 rows, 5 variables in ±0.3, a posture pulling to ±1."""
+
+    def __init__(self, seed, posture=True):
+        rng = np.random.default_rng(seed)
+        n = 5
+        self.A = rng.normal(size=(2, n))
+        self.b = self.A @ rng.uniform(-.25, .25, n)
+        self.pref = rng.choice([-1., 1.], n) if posture else None
+
+    def levels(self, th):
+        return [(self.b - self.A @ th, self.A)]
+
+    def posture_variation(self, th):
+        return None if self.pref is None else .5 * (self.pref - th)
+
+
+def test_the_posture_never_takes_a_variable_from_the_level_through_the_limits():
+    """
+    Issue 14, finding 1: the limiting loop used to clamp variables the posture pushed out.
+
+    Seed 14 ended "stalled" with |e0| = 0.222 (160 of seeds 0–299 unsolved); without the posture
+    every one converges. Now the posture only uses what the limits leave.
+    """
+    lo, up = -.3 * np.ones(5), .3 * np.ones(5)
+    result = solve(_PostureOutside(14), np.zeros(5), lo, up)
+    assert result.status == 'converged' and result.residual_norms[0] < 1e-10
+    unsolved = sum(solve(_PostureOutside(seed), np.zeros(5), lo, up).residual_norms[0] > 1e-6
+                   for seed in range(60))
+    assert unsolved == 0
+    # and the posture got what the limits leave: some variable sits on a limit
+    assert np.isclose(np.abs(result.theta), 0.3).any()
+
+
+def test_random_strict_priority_with_active_limits_and_a_posture():
+    """
+    Property: with limits active, the posture changes no level's residual and no clamp.
+
+    Random 1–3 level problems; every step with a posture (often pulling far outside the limits)
+    leaves each level's linearized residual J_k Δθ − e_k as the step without it, clamps the
+    same variables, stays within the limits, and its extra motion lies in the levels' null space.
+    """
+    rng = np.random.default_rng(1414)
+    moved = bounded = 0
+    for i in range(1500):
+        n = int(rng.integers(3, 10))
+        p = int(rng.integers(1, 4))
+        lower = rng.uniform(-1.0, 0.0, n)
+        upper = lower + rng.uniform(0.1, 1.5, n)
+        theta = lower + rng.random(n) * (upper - lower)
+        levels = [(rng.standard_normal(m) * rng.uniform(0.1, 2.0), rng.standard_normal((m, n)))
+                  for m in rng.integers(1, 3, p)]
+        posture = rng.standard_normal(n) * 1.5
+        opts = PDLSOptions() if i % 2 else EXACT
+        plain = step(levels, theta, lower, upper, options=opts.replace(theta_diff_clamping=False))
+        with_p = step(levels, theta, lower, upper, posture=posture,
+                      options=opts.replace(theta_diff_clamping=False))
+        new = theta + with_p.theta_diff
+        assert np.all(new >= lower) and np.all(new <= upper), i
+        np.testing.assert_array_equal(with_p.clamped, plain.clamped)
+        for e, J in levels:
+            np.testing.assert_allclose(J @ with_p.theta_diff, J @ plain.theta_diff,
+                                       atol=1e-9 * (1.0 + np.abs(e).max()), err_msg=str(i))
+        extra = with_p.theta_diff - plain.theta_diff
+        moved += np.abs(extra).max() > 1e-6
+        bounded += np.any(np.isclose(new, lower) | np.isclose(new, upper)) and \
+            plain.clamped.size == 0
+    assert moved > 500 and bounded > 150         # the posture moved, and the limits bound it

@@ -28,8 +28,22 @@ def test_auto_lambda_branches():
     assert auto_lambda(0.4, 1.5, 0.2) == pytest.approx(math.sqrt(1.5 * 0.5))
     assert auto_lambda(0.4, 0.5, 0.2, never_damp_sigma=0.4) == 0.0
     assert auto_lambda(0.4, 0.5, math.inf) == 0.0      # no target, no damping
-    assert auto_lambda(1e-9, 1e-4, 0.2, always_damp_sigma=1e-3) == 5e-4  # d raised to 1e-3
+    # always_damp_sigma lifts the never_damp_sigma veto; λ is the formula with the level's d
+    assert auto_lambda(0.4, 0.5, 0.2, never_damp_sigma=0.4, always_damp_sigma=0.6) == 1.0
+    assert auto_lambda(1e-9, 1e-4, 0.2, always_damp_sigma=1e-3) == 0.0  # σ >= d: none
     assert auto_lambda(1e-9, 1e-2, 0.2, always_damp_sigma=1e-3) == 0.0
+
+
+def test_always_damp_sigma_is_the_seed_formula_not_a_raised_d():
+    """
+    Issue 14, finding 4: MSim applies damping iff σ < min(never, d) or σ < always, by the formula.
+
+    σ = 0.02, d = 0.0135 / 0.5 = 0.027, never 0.005, always 0.1: λ = sqrt(σ (d − σ)) = 0.0118
+    (the product used to raise d to always_damp_sigma: λ = 0.05).
+    """
+    lam = auto_lambda(0.0135, 0.02, 0.5, never_damp_sigma=0.005, always_damp_sigma=0.1)
+    assert lam == pytest.approx(math.sqrt(0.02 * 0.007), rel=1e-12)
+    assert auto_lambda(0.0135, 0.02, 0.5, never_damp_sigma=0.005) == 0.0   # vetoed without it
 
 
 def test_auto_lambda_caps_every_gain_at_one_over_d():

@@ -18,8 +18,8 @@ import time
 
 import numpy as np
 from pdls_ik.errors import InputError
-from pdls_ik.pdls import (CONVERGED, DIVERGED, Level, MAX_ITERATIONS, MAX_TIME, PDLSOptions,
-                          PDLSProblem, solve, STALLED, STATUSES)
+from pdls_ik.pdls import (CONVERGED, DIVERGED, INFEASIBLE, Level, MAX_ITERATIONS, MAX_TIME,
+                          PDLSOptions, PDLSProblem, solve, STALLED, STATUSES)
 import pytest
 
 EXACT = PDLSOptions(damping=0.0, theta_diff_clamping=False, adaptive_step_size=False)
@@ -67,7 +67,8 @@ def test_nonlinear_arm_converges_with_default_options():
     np.testing.assert_allclose([LINKS @ np.cos(c), LINKS @ np.sin(c)], goal, atol=1e-10)
     assert result.initial_residual_norms[0] == pytest.approx(
         np.linalg.norm(goal - [LINKS @ np.cos([0.1, 0.2, 0.3]), LINKS @ np.sin([0.1, 0.2, 0.3])]))
-    assert set(result.phase_times) == {'evaluate', 'step', 'line_search', 'total'}
+    assert set(result.phase_times) == {'evaluate', 'step', 'line_search', 'total',
+                                       'priority_loop', 'svd', 'limits', 'posture'}
     assert result.evaluations == result.iterations + 1
     assert len(result.history) == result.iterations + 1
     np.testing.assert_array_equal(result.best_theta, result.theta)
@@ -105,7 +106,7 @@ def test_max_time():
 @pytest.mark.parametrize('revert,theta,norm', [(True, 1.0, 1.0), (False, 0.0, 2.0)])
 def test_diverged_with_and_without_revert(revert, theta, norm):
     opts = EXACT.replace(abort_on_divergence=True, revert_on_divergence=revert,
-                         divergence_factor=1.5)
+                         divergence_factor=0.5)          # diverged: grew by more than half
     result = solve(cubic, np.array([0.0]), options=opts)
     assert result.status == DIVERGED and result.iterations == 2
     assert result.theta[0] == theta and result.residual_norms == [norm]
@@ -137,13 +138,79 @@ def test_divergence_without_abort_reverts_and_slows_down():
     def atan_levels(theta):
         t = theta[0]
         return [(np.array([-math.atan(t)]), np.array([[1.0 / (1.0 + t * t)]]))]
-    opts = PDLSOptions(damping=0.0, theta_diff_clamping=False, divergence_factor=1.0)
+    opts = PDLSOptions(damping=0.0, theta_diff_clamping=False, divergence_factor=1e-9)
     result = solve(atan_levels, np.array([1.5]), options=opts)
     assert result.status == CONVERGED and abs(result.theta[0]) < 1e-10
     assert result.divergences >= 1 and result.reverts == result.divergences
     assert result.slowdowns >= 1
     plain = solve(atan_levels, np.array([1.5]), options=EXACT.replace(max_iterations=20))
     assert plain.status == STALLED and abs(plain.theta[0]) > 1e6 and plain.ranks == [0]
+
+
+def test_time_metrics_per_phase_and_level_and_limiting_iterations():
+    """Seed 000's TimeMetrics: update, priority loop, limiting loop, SVD, per level."""
+    J0, J1 = np.array([[1.0, 1.0, 0.0]]), np.array([[0.0, 1.0, 1.0]])
+
+    def levels(theta):
+        return [(np.array([2.0]) - J0 @ theta, J0), (np.array([-1.0]) - J1 @ theta, J1)]
+    result = solve(levels, np.zeros(3), np.full(3, -0.6), np.full(3, 0.6),
+                   PDLSOptions(max_iterations=30))
+    times = result.phase_times
+    assert len(result.level_times) == 2 and all(t > 0.0 for t in result.level_times)
+    assert 0.0 < times['svd'] <= times['priority_loop'] <= times['step'] <= times['total']
+    assert sum(result.level_times) <= times['priority_loop']
+    # x0 + x1 = 2 within ±0.6 is out of reach: every step clamps, so passes > steps
+    assert result.limiting_iterations > result.iterations > 0
+    assert result.pgs_unconverged == 0
+    assert result.residual_norms[0] == pytest.approx(0.8, abs=1e-9)
+
+
+def test_infeasible_when_no_variable_may_move():
+    """
+    hpp-constraints' INFEASIBLE ("reduced dimension 0"): known before iterating.
+
+    Not after max_iterations: every variable fixed by free_variables or by lower == upper.
+    """
+    J = np.array([[1.0, 1.0, 0.0], [0.0, 1.0, 1.0]])
+
+    def levels(theta):
+        return [(np.array([0.5, 0.0]) - J @ theta, J)]
+    none_free = solve(levels, np.zeros(3), options=PDLSOptions(free_variables=[]))
+    assert none_free.status == INFEASIBLE and none_free.iterations == 0
+    assert none_free.infeasible_levels == [0] and none_free.evaluations == 1
+    pinned = solve(levels, np.zeros(3), np.array([0.0, 0.0, -1.0]), np.array([0.0, 0.0, -1.0]))
+    assert pinned.status == INFEASIBLE and pinned.theta[2] == -1.0
+    met = solve(levels, np.array([0.5, 0.0, 0.0]), options=PDLSOptions(free_variables=[]))
+    assert met.status == CONVERGED                       # already met: nothing to move
+    one = solve(levels, np.zeros(3), np.array([0.0, -1.0, 0.0]), np.array([0.0, 1.0, 0.0]))
+    assert one.status != INFEASIBLE                      # one variable may move: it tries
+
+
+class _Growing:
+    """One level whose residual is 1 at θ = 0 and ``1 + growth · θ``: a unit step grows it."""
+
+    def __init__(self, growth):
+        self.growth = growth
+
+    def levels(self, theta):
+        return [(np.array([1.0 + self.growth * theta[0]]), np.array([[1.0]]))]
+
+
+@pytest.mark.parametrize('growth,status', [(1.5, MAX_ITERATIONS), (2.5, DIVERGED)])
+def test_divergence_factor_bounds_the_increase_as_the_seed_reads(growth, status):
+    """
+    Issue 14, finding 3: diverged when the *increase* exceeds tol + factor × previous (MSim).
+
+    Factor 2: 1 → 2.5 (increase 1.5 < 2) is not divergence, 1 → 3.5 (increase 2.5) is.
+    """
+    opts = PDLSOptions(damping=0.0, theta_diff_clamping=False, adaptive_step_size=False,
+                       abort_on_divergence=True, divergence_factor=2.0, max_iterations=1)
+    result = solve(_Growing(growth), np.array([0.0]), options=opts)
+    assert result.status == status
+    assert result.divergences == (status == DIVERGED)
+    off = solve(_Growing(growth), np.array([0.0]),
+                options=opts.replace(divergence_factor=0.0))           # 0 disables (MSim)
+    assert off.status == MAX_ITERATIONS and off.divergences == 0
 
 
 def test_last_is_optional():
@@ -230,7 +297,8 @@ def test_non_finite_values_from_the_problem_are_named():
 
 
 def test_every_status_is_a_documented_constant():
-    assert set(STATUSES) == {'converged', 'stalled', 'max_iterations', 'max_time', 'diverged'}
+    assert set(STATUSES) == {'converged', 'stalled', 'max_iterations', 'max_time', 'diverged',
+                             'infeasible'}
 
 
 @pytest.mark.parametrize('comparison', [None, [0, -1]])

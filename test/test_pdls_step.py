@@ -173,3 +173,36 @@ def test_non_finite_inputs_are_named_errors():
         step([(e, J)], np.zeros(3))
     with pytest.raises(InputError, match='posture: variable 0'):
         step([(e, J)], np.zeros(2), posture=[np.inf, 0.0])
+
+
+def test_rank_is_relative_to_the_level_so_rounding_never_makes_a_direction():
+    """
+    Issue 14, finding 2: a level in level 0's row space, entries ~1e6, λ = 0.
+
+    The projector leaves ~1e-9 of rounding in J₁P; with an absolute svd_tol that was rank 1 and
+    its pseudoinverse (gain ~4e8) destroyed level 0 (|e0 after| / |e0| = 89).
+    """
+    rng = np.random.default_rng(0)
+    n = 7
+    J0 = rng.normal(size=(3, n)) * 1e6
+    M = rng.normal(size=(2, 3))
+    e0 = rng.normal(size=3) * 1e4
+    e1 = M @ e0 + rng.normal(size=2) * 1e4
+    out = step([(e0, J0), (e1, M @ J0)], np.zeros(n), options=PDLSOptions(damping=0.0))
+    assert out.ranks == [3, 0]
+    assert np.linalg.norm(e0 - J0 @ out.theta_diff) < 1e-12 * np.linalg.norm(e0)
+
+
+@pytest.mark.parametrize('scale', [1e-6, 1e-3, 1e3, 1e6])
+def test_scaling_the_units_of_the_levels_never_changes_the_answer(scale):
+    """Residuals and Jacobians of every level × scale (other units): the same Δθ and ranks."""
+    rng = np.random.default_rng(11)
+    n = 7
+    J0 = rng.normal(size=(3, n))
+    J1 = np.vstack([rng.normal(size=(1, 3)) @ J0, rng.normal(size=(2, n))])  # 1 dependent row
+    e0, e1 = rng.normal(size=3), rng.normal(size=3)
+    opts = PDLSOptions(damping=0.0, theta_diff_clamping=False)
+    ref = step([(e0, J0), (e1, J1)], np.zeros(n), options=opts)
+    got = step([(scale * e0, scale * J0), (scale * e1, scale * J1)], np.zeros(n), options=opts)
+    assert got.ranks == ref.ranks == [3, 2]
+    np.testing.assert_allclose(got.theta_diff, ref.theta_diff, rtol=1e-9, atol=1e-12)

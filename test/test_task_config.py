@@ -22,7 +22,8 @@ from pdls_ik.errors import ConfigError
 from pdls_ik.model.floating import FloatingBase
 from pdls_ik.task_config import load_task_config, TASK_TYPES, TaskConfig
 from pdls_ik.tasks import (ClosureTask, CoMTask, FrameTask, JointLockTask, LimitAvoidanceTask,
-                           LookAtTask, PositionBoundTask, PostureTask, RelativeFrameTask)
+                           LookAtTask, PositionBoundTask, PostureTask, PotentialEnergyTask,
+                           RelativeFrameTask)
 import pytest
 
 EVERY_TYPE = {
@@ -41,6 +42,7 @@ EVERY_TYPE = {
         {'type': 'limit_avoidance', 'fraction': 0.1},
         {'type': 'joint_lock', 'joints': ['l_wrist_roll'], 'positions': [0.2]},
         {'type': 'posture', 'weight': 0.05},
+        {'type': 'potential', 'stiffness': [0.0] * 10 + [1.0], 'priority': 3},
     ]}
 
 
@@ -53,11 +55,12 @@ def test_every_task_type_builds(tmp_path):
     tasks = cfg.build(load_urdf(REPO / 'urdf' / 'bimanual.urdf'))
     assert [type(t) for t in tasks] == [ClosureTask, FrameTask, RelativeFrameTask, CoMTask,
                                         LookAtTask, PositionBoundTask, LimitAvoidanceTask,
-                                        JointLockTask, PostureTask]
+                                        JointLockTask, PostureTask, PotentialEnergyTask]
     assert set(TASK_TYPES) == {e['type'] for e in EVERY_TYPE['tasks']}
     assert tasks[1].priority == 2 and np.allclose(tasks[1].target_position, (0.3, 0.2, 0.8))
     assert np.allclose(tasks[0].p_af, (0, 0.1, 0))
     assert tasks[7].values.tolist() == [0.2]
+    assert tasks[9].priority == 3 and tasks[9].k[-1] == 1.0 and tasks[9].optional
 
 
 def test_bundled_fourbar_config_and_floating_robot():

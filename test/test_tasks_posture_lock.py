@@ -56,6 +56,15 @@ def test_posture_variation_and_rows():
         PostureTask(_linkage(), preferred=[0.0, np.nan, 0.0])
 
 
+def test_posture_target_outside_the_limits_is_clamped_with_a_note():
+    """Issue 14: the posture only uses what the limits leave, its target included."""
+    task = PostureTask(_linkage(), preferred=[5.0, -1.0, 7.0], weight=1.0)
+    np.testing.assert_array_equal(task.preferred, [3.0, 0.0, 7.0])   # continuous: kept
+    assert task.notes == ["posture task 'posture': preferred values clamped into the joint "
+                          'limits (a, b)']
+    assert PostureTask(_linkage(), preferred=[3.0, 0.0, 7.0]).notes == []
+
+
 def test_joint_lock_rows():
     task = JointLockTask(_linkage(), ['c', 'a'], [-3.0, 0.2], weight=2.0)
     e, J = task.compute(np.array([0.5, 0.1, 3.0]))

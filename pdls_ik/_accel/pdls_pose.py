@@ -54,7 +54,7 @@ M_SIZE = 11
 #: svd_tol, residual_tol, theta_diff_tol, divergence_factor, slowdown_factor, speedup_factor,
 #: speedup_threshold, slowdown_threshold
 OPTION_DEFAULTS = {'svd_tol': 1e-9, 'residual_tol': 1e-10, 'theta_diff_tol': 1e-12,
-                   'divergence_factor': 2.0, 'slowdown_factor': 0.5, 'speedup_factor': 1.5,
+                   'divergence_factor': 1.0, 'slowdown_factor': 0.5, 'speedup_factor': 1.5,
                    'speedup_threshold': 0.5, 'slowdown_threshold': 1.0}
 
 
@@ -183,7 +183,7 @@ def solve_local(theta0, target, ch, lower, upper, free, continuous, periodic, wp
             if h > window and history[h - 1] > ratio * history[h - 1 - window]:
                 return STUCK, iteration
         top = norm_l if L else norm
-        diverging = prev0 >= 0.0 and top > max(residual_tol, 2.0 * prev0)
+        diverging = prev0 >= 0.0 and top > residual_tol and top - prev0 > prev0
         if diverging:
             theta[:] = theta_prev
             norm = _evaluate(theta, target, wp, wo, rows, ch, T, J6, P, e6)

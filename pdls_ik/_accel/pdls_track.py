@@ -164,7 +164,7 @@ def track_cycle(q, target, ch, lower, upper, lo, up, free, wp, wo, rows, tol_p, 
             status = TIMED_OUT
             break
         top = norm_l if L else norm
-        diverging = prev0 >= 0.0 and top > max(residual_tol, 2.0 * prev0)
+        diverging = prev0 >= 0.0 and top > residual_tol and top - prev0 > prev0
         if diverging:
             theta[:] = theta_prev
             norm = _shifted(theta, target, wp, wo, rows, ch, T, J6, P, e6, shift)

@@ -34,6 +34,7 @@ import math
 import numba
 import numpy as np
 from pdls_ik._accel.dls import _turned
+from pdls_ik.pdls.posture import PROJECTOR_TOL
 
 #: per-level metrics of a step, rows (lock level, pose level): λ, rank, σ_min
 LM_LAMBDA, LM_RANK, LM_SIGMA = range(3)
@@ -148,7 +149,8 @@ def levels_step(J, e, eL, lock_idx, w, theta, lo, up, free, periodic, lam_fixed,
     :param theta: (n,) θ within [lo, up] (n,); free (n,) bool; periodic (n,) bool: variables
         turned through their limits instead of clamped.
     :param lam_fixed: λ of every level (< 0: automatic); tmax: θ_diff_max_mag, also the target
-        of the automatic λ; svd_tol: singular values at or below it are dropped.
+        of the automatic λ; svd_tol: relative rank tolerance (σ > svd_tol ‖J_k‖_F over the free
+        columns counts).
     :param rmm_lock, rmm_pose: residual clamps (< 0: none); posture: (n,) variation, or an empty
         array; limit_diff: clamp ‖Δθ‖ to tmax.
     :param dtheta: (n,) out: Δθ. wk: :func:`step_work`. level_metrics: (2, 3) out: per level
@@ -183,13 +185,19 @@ def levels_step(J, e, eL, lock_idx, w, theta, lo, up, free, periodic, lam_fixed,
     any_fixed = False
     pose_active = lo2      # work: the pose level's columns (active, not locked)
     level_metrics[:, :] = 0.0
+    acc = 0.0
+    for r in range(m):
+        for j in range(n):
+            if free[j]:
+                acc += J[r, j] * J[r, j]
+    cut = svd_tol * math.sqrt(acc)  # relative rank: σ > svd_tol ‖J‖_F over the free columns
     while True:
         for j in range(n):
             dtheta[j] = fixed[j] if any_fixed else 0.0
             pose_active[j] = 1.0 if active[j] else 0.0
         # lock level: J = w S masked by the active columns
         if L:
-            acc, rank = 0.0, 0
+            acc, rank, nfree = 0.0, 0, 0
             for i in range(L):
                 j = lock_idx[i]
                 r_i = eLc[i] - w * dtheta[j]
@@ -197,9 +205,12 @@ def levels_step(J, e, eL, lock_idx, w, theta, lo, up, free, periodic, lam_fixed,
                 acc += r_i * r_i
                 if active[j]:
                     rank += 1
+                if free[j]:
+                    nfree += 1
+            kept = w > svd_tol * w * math.sqrt(nfree)      # relative: ‖w S‖_F over free
             level_metrics[0, LM_LAMBDA], level_metrics[0, LM_SIGMA] = 0.0, 0.0
-            level_metrics[0, LM_RANK] = rank if w > svd_tol else 0
-            if rank and w > svd_tol:
+            level_metrics[0, LM_RANK] = rank if kept else 0
+            if rank and kept:
                 lam = lam_fixed if lam_fixed >= 0.0 else _auto_lambda(math.sqrt(acc), w, tmax)
                 level_metrics[0, LM_LAMBDA], level_metrics[0, LM_SIGMA] = lam, w
                 for i in range(L):
@@ -225,7 +236,7 @@ def levels_step(J, e, eL, lock_idx, w, theta, lo, up, free, periodic, lam_fixed,
         jacobi_rows(W, k, s, norms, Q)
         rank, smin = 0, math.inf
         for i in range(m):
-            if s[i] > svd_tol:
+            if s[i] > cut:
                 rank += 1
                 smin = min(smin, s[i])
         level_metrics[1, LM_LAMBDA], level_metrics[1, LM_SIGMA] = 0.0, 0.0
@@ -236,23 +247,11 @@ def levels_step(J, e, eL, lock_idx, w, theta, lo, up, free, periodic, lam_fixed,
                 lam = _auto_lambda(math.sqrt(np.dot(e_hat, e_hat)), smin, tmax)
             level_metrics[1, LM_LAMBDA], level_metrics[1, LM_SIGMA] = lam, smin
             for i in range(m):
-                if s[i] > svd_tol:
+                if s[i] > cut:
                     # s_i / (s_i² + λ²) (u_iᵀ ê) v_i, with W[i, :k] = s_i v_iᵀ, W[i, k] = u_iᵀ ê
                     c = W[i, k] / (s[i] * s[i] + lam * lam)
                     for col in range(k):
                         dtheta[idx[col]] += c * W[i, col]
-        # posture in the null space of both levels: (diag(pose columns) − Σ v_i v_iᵀ) v
-        if posture.shape[0]:
-            for col in range(k):
-                dtheta[idx[col]] += posture[idx[col]]
-            for i in range(m):
-                if s[i] > svd_tol:
-                    c = 0.0
-                    for col in range(k):
-                        c += W[i, col] * posture[idx[col]]
-                    c /= s[i] * s[i]
-                    for col in range(k):
-                        dtheta[idx[col]] -= c * W[i, col]
         changed = False
         for j in range(n):
             t = theta[j] + dtheta[j]
@@ -268,15 +267,106 @@ def levels_step(J, e, eL, lock_idx, w, theta, lo, up, free, periodic, lam_fixed,
     for j in range(n):
         if clamped[j]:
             dtheta[j] = fixed[j]
+    if posture.shape[0]:
+        # the posture in the null space of both levels, P = diag(pose columns) − Σ v_i v_iᵀ,
+        # within the limits that remain (pdls_ik.pdls.posture)
+        P = np.zeros((n, n))
+        for col in range(k):
+            P[idx[col], idx[col]] = 1.0
+        for i in range(m):
+            if s[i] > cut:
+                inv2 = 1.0 / (s[i] * s[i])
+                for a in range(k):
+                    for b in range(k):
+                        P[idx[a], idx[b]] -= W[i, a] * W[i, b] * inv2
+        base = theta + dtheta
+        dtheta += posture_within_limits(P, posture, base, lo, up, periodic)
+    for j in range(n):
         if not free[j]:
             dtheta[j] = 0.0
     mag = math.sqrt(np.dot(dtheta, dtheta))
     diff_clamped = limit_diff and mag > tmax
     if diff_clamped:
         dtheta *= tmax / mag
-    if any_fixed or diff_clamped:
+    if any_fixed or diff_clamped or posture.shape[0]:
         exactly_inside(theta, dtheta, lo, up, periodic, lo2, up2)
     return mag
+
+
+@numba.njit(cache=True)
+def posture_within_limits(P, v, base, lo, up, periodic):
+    """
+    :func:`pdls_ik.pdls.posture.posture_within_limits`: the posture contribution (n,).
+
+    P (n, n) the levels' null-space projector, v (n,) the posture variation, base (n,) θ + Δθ
+    of the levels; lo, up, periodic (n,).
+    """
+    n = v.shape[0]
+    c = P @ v
+    total = np.zeros(n)
+    frozen = np.zeros(n, dtype=np.bool_)
+    for j in range(n):
+        if P[j, j] <= PROJECTOR_TOL:
+            frozen[j] = True
+            c[j] = 0.0
+    share = 1.0
+    d = c.copy()
+    for _ in range(n + 1):
+        alpha, crossing = 1.0, False
+        for j in range(n):
+            if frozen[j]:
+                d[j] = 0.0
+        for j in range(n):
+            t = base[j] + total[j] + d[j]
+            if frozen[j] or not ((t > up[j] and d[j] > 0.0) or (t < lo[j] and d[j] < 0.0)):
+                continue
+            if periodic[j] and not math.isnan(_turned(t, lo[j], up[j])):
+                continue
+            crossing = True
+            room = (up[j] if t > up[j] else lo[j]) - (base[j] + total[j])
+            alpha = min(alpha, min(max(room / d[j], 0.0), 1.0))
+        if not crossing:
+            for j in range(n):
+                total[j] += d[j]
+            return total
+        for j in range(n):
+            t = base[j] + total[j] + d[j]
+            if frozen[j] or not ((t > up[j] and d[j] > 0.0) or (t < lo[j] and d[j] < 0.0)):
+                continue
+            if periodic[j] and not math.isnan(_turned(t, lo[j], up[j])):
+                continue
+            room = (up[j] if t > up[j] else lo[j]) - (base[j] + total[j])
+            if min(max(room / d[j], 0.0), 1.0) <= alpha:
+                frozen[j] = True
+        for j in range(n):
+            total[j] += alpha * d[j]
+        share *= 1.0 - alpha
+        if share <= 0.0:
+            break
+        F = np.flatnonzero(frozen)
+        f = F.shape[0]
+        PFF = np.empty((f, f))
+        cf = np.empty(f)
+        for a in range(f):
+            cf[a] = c[F[a]]
+            for b in range(f):
+                PFF[a, b] = P[F[a], F[b]]
+        w, V = np.linalg.eigh(PFF)
+        y = np.zeros(f)
+        for i in range(f):
+            if w[i] > PROJECTOR_TOL:
+                acc = 0.0
+                for a in range(f):
+                    acc += V[a, i] * cf[a]
+                acc /= w[i]
+                for a in range(f):
+                    y[a] += V[a, i] * acc
+        for j in range(n):
+            acc = c[j]
+            for a in range(f):
+                acc -= P[j, F[a]] * y[a]
+            d[j] = share * acc
+    return total
 
 
 @numba.njit(cache=True)

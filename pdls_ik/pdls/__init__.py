@@ -26,13 +26,14 @@ from pdls_ik.pdls.levels import EQUAL, GREATER_EQUAL, LESS_EQUAL, Level
 from pdls_ik.pdls.options import PDLSOptions
 from pdls_ik.pdls.pinv import auto_lambda, damped_pinv
 from pdls_ik.pdls.problem import PDLSProblem
-from pdls_ik.pdls.result import (CONVERGED, DIVERGED, MAX_ITERATIONS, MAX_TIME, PDLSResult,
-                                 STALLED, STATUSES)
+from pdls_ik.pdls.result import (CONVERGED, DIVERGED, INFEASIBLE, MAX_ITERATIONS, MAX_TIME,
+                                 PDLSResult, STALLED, STATUSES)
 from pdls_ik.pdls.solve import solve
 from pdls_ik.pdls.step import step, StepResult
 
 __all__ = [
-    'CONVERGED', 'DIVERGED', 'EQUAL', 'GREATER_EQUAL', 'LESS_EQUAL', 'Level', 'MAX_ITERATIONS',
+    'CONVERGED', 'DIVERGED', 'EQUAL', 'GREATER_EQUAL', 'INFEASIBLE', 'LESS_EQUAL', 'Level',
+    'MAX_ITERATIONS',
     'MAX_TIME', 'PDLSOptions', 'PDLSProblem', 'PDLSResult', 'STALLED', 'STATUSES', 'StepResult',
     'auto_lambda', 'damped_pinv', 'solve', 'step',
 ]

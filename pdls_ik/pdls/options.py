@@ -40,7 +40,7 @@ from pdls_ik.errors import ConfigError
 PerLevel = Union[None, float, Sequence[Optional[float]]]
 
 LINE_SEARCHES = ('constant', 'backtracking', 'fixed_sequence', 'error_norm')
-LIMIT_STRATEGIES = ('clamping', 'pgs')
+LIMIT_STRATEGIES = ('clamping', 'pgs', 'pgs_weighted')
 
 
 def _fail(name: str, why: str, value) -> None:
@@ -105,9 +105,15 @@ class PDLSOptions:
             ``theta_diff_max_mag * scale``.
         never_damp_sigma: no automatic damping while the smallest retained singular value is at
             least this (``inf``: thresholding off).
-        always_damp_sigma: automatic damping always applied below this singular value (0: off);
-            the damping then aims as if the residual asked for at least this σ.
-        svd_tol: singular values at or below this are treated as zero (rank decision).
+        always_damp_sigma: automatic damping is applied below this singular value even when
+            ``never_damp_sigma`` would forbid it (0: off); λ is then the formula above with the
+            level's own d, as MSim's ``alwaysDampSigma`` (it changes whether damping applies,
+            never how much).
+        svd_tol: relative rank tolerance: a singular value of the restricted Jacobian J̃_k at or
+            below ``svd_tol · ‖J_k‖_F`` (the Frobenius norm of the level's unrestricted Jacobian
+            over the free variables) is treated as zero. Relative, so that scaling a level's
+            units never changes the rank, and rounding left by the projector (~1e-16 ‖J_k‖) is
+            never taken for a direction.
     Clamping:
         theta_diff_clamping: clamp ‖Δθ‖ to ``theta_diff_max_mag`` (last resort after damping).
         clamp_theta_diff_by_component: clamp each component of Δθ instead of its 2-norm.
@@ -123,8 +129,11 @@ class PDLSOptions:
             late the clock is (a loaded machine still gets the same first iterations; the time
             budget is a cap, never a schedule).
         divergence_tol, divergence_factor, min_divergable_level: a level k <
-            ``min_divergable_level`` diverges when ‖e_k‖ > divergence_tol + divergence_factor ·
-            previous ‖e_k‖ (``divergence_factor=None`` disables the check).
+            ``min_divergable_level`` diverges when its residual *increases* by more than
+            divergence_tol + divergence_factor · previous ‖e_k‖, i.e. ‖e_k‖ − previous >
+            divergence_tol + divergence_factor · previous (MSim's ``checkConvergence``; the
+            default 1 flags a residual that more than doubles); ``None`` or 0 disables the
+            check (0 as MSim's ``setDivergenceFactor``).
         abort_on_divergence: stop with status "diverged"; revert_on_divergence: go back to the θ
             before the diverging step (on abort, or before retrying with a slower step size).
         last_is_optional: the last level does not count for convergence (as the optional last
@@ -150,12 +159,20 @@ class PDLSOptions:
             image (:mod:`pdls_ik.pdls.periodic`; for one-shot solves, not trajectories).
         respect_limits: run the limiting loop (hard limits on θ).
         limit_strategy: how a step that would leave the limits is bounded: "clamping" (the
-            limiting loop, strict priorities) or "pgs" (the damped step as one box-constrained
-            least-squares problem solved by projected Gauss–Seidel as in Simbody's
-            ``SimTK::PGSImpulseSolver``, see :mod:`pdls_ik.pdls.pgs`; levels weighted by
-            ``pgs_level_weight``^k).
-        pgs_level_weight: weight ratio between consecutive levels under "pgs", in (0, 1].
-        pgs_max_iterations, pgs_tol: sweep budget and relative stopping tolerance of PGS.
+            limiting loop of Baerlocher & Boulic, the default), "pgs" (strict priority: each
+            level's damped bounded problem in the null space and box left by the levels above,
+            the first by projected Gauss–Seidel as in Simbody's ``SimTK::PGSImpulseSolver``,
+            the others by an active-set method, see :mod:`pdls_ik.pdls.pgs`; the default
+            stays "clamping": on the Panda it succeeds as often or more with a 3–4 times
+            smaller median time, ``benchmarks/compare_limit_strategies.py``) or
+            "pgs_weighted" (the levels stacked with weights ``pgs_level_weight``^k in one PGS:
+            not strict; the reference of the compiled tracking cycle's box step).
+        pgs_level_weight: weight ratio between consecutive levels under "pgs_weighted", in
+            (0, 1].
+        pgs_max_iterations, pgs_tol: sweep budget and relative stopping tolerance of PGS (under
+            "pgs", also the iteration budget of the active-set solves of the lower levels); a
+            step whose bounded solve did not converge is reported
+            (``StepResult.pgs_converged``, ``PDLSResult.pgs_unconverged``).
     """
 
     theta_diff_max_mag: float = 0.5
@@ -175,7 +192,7 @@ class PDLSOptions:
     max_time: Optional[float] = None
     min_iterations: int = 0
     divergence_tol: float = 0.0
-    divergence_factor: Optional[float] = 2.0
+    divergence_factor: Optional[float] = 1.0
     min_divergable_level: int = 1
     abort_on_divergence: bool = False
     revert_on_divergence: bool = True
@@ -309,7 +326,7 @@ _NUMBERS = {
     'theta_diff_tol': {'low': 0.0},
     'max_time': {'low': 0.0, 'low_open': True, 'allow_inf': True, 'allow_none': True},
     'divergence_tol': {'low': 0.0},
-    'divergence_factor': {'low': 0.0, 'low_open': True, 'allow_none': True},
+    'divergence_factor': {'low': 0.0, 'allow_none': True},
     'slowdown_threshold': {'low': 0.0, 'low_open': True, 'allow_inf': True},
     'speedup_threshold': {'low': 0.0},
     'auto_lambda_slowdown_threshold': {'low': 0.0, 'allow_none': True, 'allow_inf': True},

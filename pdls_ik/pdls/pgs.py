@@ -35,9 +35,26 @@ so the sweeps converge to the unique minimizer (Cryer 1971, "The solution of a q
 programming problem using systematic overrelaxation"; Murty 1988, *Linear Complementarity,
 Linear and Nonlinear Programming*).
 
-For priority levels (:func:`pgs_step`), the levels are stacked with weights ``w^k`` (w =
-``pgs_level_weight`` ≪ 1): the bounds are met exactly, the priorities become very strong weights
-rather than strict null-space projections. Inside the bounds the PDLS step is kept unchanged.
+For strict priority levels (:func:`strict_pgs_step`, ``limit_strategy="pgs"``) each level k
+solves its own bounded problem inside what the levels above leave: the null space N_k of their
+Jacobians and the box minus the motion they took,
+
+    x_k = x_{k−1} + N_k z,   z = argmin ‖J_k N_k z − ê_k‖² + λ_k² ‖z‖²
+                             subject to  l ≤ x_{k−1} + N_k z ≤ u,
+
+so no level changes what a level above achieved (J_i x_k = J_i x_{k−1}, i < k). The first level
+that acts has the box alone (N = I): projected Gauss–Seidel as above. Below it the box is a
+polytope in z, where Gauss–Seidel on the dual (the multipliers of the box, as Simbody's PGS
+solves for impulses) stalled: its matrix N H⁻¹ Nᵀ is singular when N has fewer columns than
+rows, and 119 of 421 such solves of the audit's problem set had not converged after 200
+sweeps. Those levels are solved exactly by a primal active-set method
+(:func:`_active_set_qp`), a few iterations for these sizes. The posture is the last level
+(J = I, no compensation: inside the box it is P v, as in the priority loop). A level whose
+solver did not converge keeps the largest share of its motion that stays within the box
+(strictness and bounds are kept exactly) and is reported.
+
+:func:`pgs_step` keeps the older stacked form (levels weighted by ``w^k``; the weighted box step
+of the compiled tracking cycle, :func:`pdls_ik._accel.step.pgs_box_step`, is its twin).
 """
 from __future__ import annotations
 
@@ -49,6 +66,8 @@ from numpy.typing import NDArray
 from pdls_ik.errors import InputError
 
 Array = NDArray[np.float64]
+#: a variable within this of a bound of its step [variable units] counts as at the bound
+AT_BOUND_TOL = 1e-12
 
 
 @dataclass
@@ -127,6 +146,158 @@ def bounded_least_squares(A: Array, b: Array, lower: Array, upper: Array, dampin
             break
     x = np.array(xl)
     return PGSResult(x, sweeps, converged, (x <= lo) | (x >= up))
+
+
+@dataclass
+class StrictPGSResult:
+    """
+    Outcome of :func:`strict_pgs_step`.
+
+    :ivar x: (n,) the bounded step.  at_bound: (n,) bool, variables on a bound.
+    :ivar sweeps: PGS sweeps over all levels.  converged: every level's sweeps converged.
+    :ivar unconverged_levels: indices of the levels (the posture: len(levels)) that did not.
+    """
+
+    x: Array
+    at_bound: Array
+    sweeps: int
+    converged: bool
+    unconverged_levels: List[int]
+
+
+def _active_set_qp(H: Array, g: Array, G: Array, h: Array, max_iterations: int):
+    """
+    Minimize ½ zᵀHz − gᵀz subject to G z ≤ h from the feasible z = 0 (h ≥ 0), H ⪰ 0.
+
+    A primal active-set method (Nocedal & Wright 2006, Algorithm 16.3): each iteration solves
+    the equality-constrained step on the working set (least squares on its KKT system, so a
+    singular H gives the least-norm step), then either moves to the first blocking constraint
+    or, at a stationary point, drops the constraint of the most negative multiplier. Returns
+    (z, iterations, converged).
+    """
+    r = H.shape[0]
+    z = np.zeros(r)
+    work: List[int] = []
+    scale = 1.0 + float(np.abs(H).max(initial=0.0))
+    for iteration in range(1, max_iterations + 1):
+        Gw = G[work]
+        K = np.zeros((r + len(work), r + len(work)))
+        K[:r, :r] = H
+        K[:r, r:] = Gw.T
+        K[r:, :r] = Gw
+        rhs = np.concatenate([g - H @ z, np.zeros(len(work))])
+        sol = np.linalg.lstsq(K, rhs, rcond=None)[0]
+        p, mu = sol[:r], sol[r:]
+        if np.abs(p).max(initial=0.0) <= 1e-13 * (1.0 + np.abs(z).max(initial=0.0)):
+            if not work or mu.min() >= -1e-12 * scale:
+                return z, iteration, True
+            work.pop(int(np.argmin(mu)))
+            continue
+        Gp = G @ p
+        slack = h - G @ z
+        alpha, block = 1.0, -1
+        for i in np.flatnonzero(Gp > 1e-14 * (1.0 + np.abs(p).max())):
+            if i in work:
+                continue
+            step = max(slack[i], 0.0) / Gp[i]
+            if step < alpha:
+                alpha, block = step, int(i)
+        z = z + alpha * p
+        if block >= 0:
+            work.append(block)
+    return z, max_iterations, False
+
+
+def _bounded_level(B, e_hat, lam, N, x, lo, up, max_iterations):
+    """
+    One level of :func:`strict_pgs_step`: z minimizing ‖B z − ê‖² + λ²‖z‖², x + N z in the box.
+
+    N (c, r) orthonormal, the directions left by the levels above; x, lo, up (c,) the motion so
+    far and the box; the box is a polytope in z, solved by :func:`_active_set_qp`. Returns
+    (z (r,), iterations, converged).
+    """
+    r = N.shape[1]
+    H = B.T @ B + lam * lam * np.eye(r)
+    g = B.T @ e_hat
+    movable = np.einsum('ij,ij->i', N, N) > 1e-12           # rows of N that can move
+    upper_rows = movable & np.isfinite(up)
+    lower_rows = movable & np.isfinite(lo)
+    G = np.vstack([N[upper_rows], -N[lower_rows]])
+    h = np.maximum(np.concatenate([up[upper_rows] - x[upper_rows],
+                                   x[lower_rows] - lo[lower_rows]]), 0.0)
+    return _active_set_qp(H, g, G, h, max_iterations)
+
+
+def strict_pgs_step(jacobians: Sequence[Array], residuals: Sequence[Array],
+                    lambdas: Sequence[float], x0: Array, lower_step: Array, upper_step: Array,
+                    movable: Array, posture: Optional[Array], rank_tol: float,
+                    max_iterations: int, tol: float) -> StrictPGSResult:
+    """
+    Compute the bounded PDLS step level by level in strict priority (module docstring).
+
+    :param jacobians, residuals: per level, highest first, J_k (m_k, n) and the (clamped) e_k.
+    :param lambdas: per level, λ_k (of the unbounded step: fixed or automatic).
+    :param x0: (n,) the motion fixed before (variables moved back onto a limit), 0 elsewhere.
+    :param lower_step, upper_step: (n,) bounds on Δθ (limits minus θ); x0 within them.
+    :param movable: (n,) bool, the variables the levels may move.
+    :param posture: (n,) the posture variation (the last level), or None.
+    :param rank_tol: relative rank tolerance (``svd_tol``): the directions of J_k N_k with σ
+        above ``rank_tol · ‖J_k‖_F`` are the level's; the others are left to the levels below.
+    :param max_iterations, tol: sweep budget and relative stopping tolerance of each dual PGS.
+
+    :return: :class:`StrictPGSResult` over all n variables.
+    """
+    cols = np.flatnonzero(movable)
+    x = np.array(x0, dtype=float)
+    lo, up = lower_step[cols], upper_step[cols]
+    N = np.eye(cols.size)
+    sweeps, unconverged = 0, []
+    levels = list(zip(jacobians, residuals, lambdas))
+    if posture is not None:
+        levels.append((None, posture, 0.0))
+    for k, (J, e, lam) in enumerate(levels):
+        if N.shape[1] == 0:
+            break
+        if J is None:                                       # the posture: B = N, e = v
+            B, e_hat, cut = N, e[cols], 0.5
+        else:
+            if J.shape[0] == 0:
+                continue
+            Jc = J[:, cols]
+            B, e_hat = Jc @ N, e - J @ x
+            cut = rank_tol * float(np.linalg.norm(Jc))
+        _, s, vt = np.linalg.svd(B, full_matrices=True)
+        rank = int(np.count_nonzero(s > cut))
+        if rank == 0:
+            continue
+        if N.shape[1] == cols.size and J is not None:        # nothing above: N = I, primal PGS
+            xc = x[cols]
+            warm = np.linalg.lstsq(np.vstack([B, lam * np.eye(cols.size)]),
+                                   np.concatenate([e_hat, np.zeros(cols.size)]), rcond=None)[0]
+            res = bounded_least_squares(B, e_hat, lo - xc, up - xc, lam, warm, max_iterations,
+                                        tol)
+            z, used, converged = res.x, res.iterations, res.converged
+        else:
+            z, used, converged = _bounded_level(B, e_hat, lam, N, x[cols], lo, up,
+                                                max_iterations)
+        sweeps += used
+        step_c = N @ z
+        t = x[cols] + step_c
+        out_up, out_lo = t > up + AT_BOUND_TOL, t < lo - AT_BOUND_TOL
+        if out_up.any() or out_lo.any():            # an unconverged level: stay within the box
+            ratio = np.ones(cols.size)
+            ratio[out_up] = (up - x[cols])[out_up] / step_c[out_up]
+            ratio[out_lo] = (lo - x[cols])[out_lo] / step_c[out_lo]
+            step_c = step_c * max(0.0, float(ratio.min()))
+            converged = False
+        x[cols] = np.clip(x[cols] + step_c, lo, up)        # rounding at the bounds
+        if not converged:
+            unconverged.append(k)
+        N = N @ vt[rank:].T                                 # what this level leaves
+    t = x[cols]
+    at_bound = np.zeros(x.size, dtype=bool)
+    at_bound[cols] = (t - lo <= AT_BOUND_TOL) | (up - t <= AT_BOUND_TOL)
+    return StrictPGSResult(x, at_bound, sweeps, not unconverged, unconverged)
 
 
 def pgs_step(jacobians: Sequence[Array], residuals: Sequence[Array], dtheta0: Array,

@@ -17,9 +17,10 @@ Damped pseudoinverse by SVD and the automatic damping factor λ.
 
 For a matrix A (m, n) with thin SVD ``A = U diag(σ) Vᵀ``, the damped least-squares solution of
 ``A x = b`` is ``x = Σ_i σ_i / (σ_i² + λ²) (u_iᵀ b) v_i = Aᵀ(AAᵀ + λ²I)⁻¹ b`` (Wampler 1986;
-Nakamura & Hanafusa 1986). Singular values at or below ``svd_tol`` are treated as zero: they
+Nakamura & Hanafusa 1986). Singular values at or below a tolerance are treated as zero: they
 decide the rank and are left out of the sum, so λ = 0 gives the Moore–Penrose pseudoinverse of
-the rank-truncated matrix.
+the rank-truncated matrix. :func:`damped_pinv` takes that tolerance as given; the PDLS step makes
+it relative to each level's scale (``svd_tol · ‖J_k‖_F``, :mod:`pdls_ik.pdls.step`).
 """
 from __future__ import annotations
 
@@ -61,19 +62,18 @@ def auto_lambda(residual_mag: float, min_sigma: float, target_mag: float,
             d / 2                  if σ_min <= d / 2
             sqrt(σ_min (d − σ_min)) otherwise
 
-    which caps every gain σ/(σ² + λ²) at 1/d, hence ‖Δθ‖ <= target_mag. Damping is skipped when
-    ``σ_min >= never_damp_sigma``; below ``always_damp_sigma`` it is always applied, with d
-    raised to at least ``always_damp_sigma`` (our reading of ``alwaysDampSigma`` in MSim's
-    ``vona.math.PDLS``).
+    which caps every gain σ/(σ² + λ²) at 1/d, hence ‖Δθ‖ <= target_mag. As MSim's
+    ``vona.math.PDLS``, damping applies iff ``σ_min < min(never_damp_sigma, d)`` or ``σ_min <
+    always_damp_sigma``, and its amount is always the formula above: ``always_damp_sigma`` lifts
+    the ``never_damp_sigma`` veto, it never raises d (so σ_min >= d still gives λ = 0).
 
     :param residual_mag: norm of the (clamped) compensated residual of the level.
-    :param min_sigma: smallest singular value of the restricted Jacobian above ``svd_tol``.
+    :param min_sigma: smallest singular value of the restricted Jacobian above the rank
+        tolerance.
     :param target_mag: ``theta_diff_max_mag * auto_lambda_theta_diff_max_mag_scale``.
     """
     d = residual_mag / target_mag if target_mag < math.inf else 0.0
-    if min_sigma < always_damp_sigma:
-        d = max(d, always_damp_sigma)
-    elif min_sigma >= never_damp_sigma or min_sigma >= d:
+    if min_sigma >= d or (min_sigma >= never_damp_sigma and min_sigma >= always_damp_sigma):
         return 0.0
     if min_sigma <= 0.5 * d:
         return 0.5 * d

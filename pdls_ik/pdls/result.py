@@ -26,7 +26,8 @@ STALLED = 'stalled'              # an applied ‖Δθ‖ fell below theta_diff_t
 MAX_ITERATIONS = 'max_iterations'
 MAX_TIME = 'max_time'
 DIVERGED = 'diverged'            # a level above min_divergable_level grew (abort_on_divergence)
-STATUSES = (CONVERGED, STALLED, MAX_ITERATIONS, MAX_TIME, DIVERGED)
+INFEASIBLE = 'infeasible'        # unconverged at the start while no variable may move
+STATUSES = (CONVERGED, STALLED, MAX_ITERATIONS, MAX_TIME, DIVERGED, INFEASIBLE)
 
 
 @dataclass
@@ -52,7 +53,16 @@ class PDLSResult:
     :ivar slowdowns, speedups, divergences, reverts, evaluations: event counters.
     :ivar theta_diff_norms: per iteration, the applied ‖α·Δθ‖.
     :ivar history: per-level residual norms at every evaluated iterate (the start first).
-    :ivar phase_times: seconds spent in "evaluate", "step", "line_search" and "total".
+    :ivar phase_times: seconds spent in "evaluate" (the problem's update), "step",
+        "line_search" and "total", and within the steps (MSim's ``TimeMetrics``):
+        "priority_loop", "svd", "limits" (limiting loop or bounded PGS step) and "posture".
+    :ivar level_times: per level, seconds of priority-loop work over the solve.
+    :ivar limiting_iterations: priority-loop passes over all steps (one per step when no
+        variable is clamped; MSim's limiting iterations).
+    :ivar pgs_unconverged: steps whose projected Gauss–Seidel did not converge within
+        ``pgs_max_iterations`` (``limit_strategy="pgs"``; such a step keeps the largest share of
+        its level's motion that stays within the limits).
+    :ivar infeasible_levels: with status "infeasible", the unconverged counted levels.
     """
 
     theta: NDArray[np.float64]
@@ -80,6 +90,10 @@ class PDLSResult:
     theta_diff_norms: List[float] = field(default_factory=list)
     history: List[List[float]] = field(default_factory=list)
     phase_times: Dict[str, float] = field(default_factory=dict)
+    level_times: List[float] = field(default_factory=list)
+    limiting_iterations: int = 0
+    pgs_unconverged: int = 0
+    infeasible_levels: List[int] = field(default_factory=list)
 
     @property
     def converged(self) -> bool:

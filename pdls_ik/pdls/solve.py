@@ -19,13 +19,16 @@ The loop runs the solve cycles of the PDLS solver of Marsette Vona's MSim (``von
 an implementation of Baerlocher & Boulic 2004.
 
 Each cycle evaluates the problem at θ, then in this order: converged (every counted level within
-its tolerance, or the problem's own test) → diverged (a level above ``min_divergable_level``
-grew beyond ``divergence_tol + divergence_factor · previous``; stop only with
-``abort_on_divergence``) → stalled (the last applied ‖Δθ‖ was below ``theta_diff_tol`` while no
-residual was clamped) → max_iterations → max_time; otherwise adapt the step size, compute one
-:func:`step`, choose α by the line search and apply θ ← clip(turn(normalize(θ ⊕ αΔθ))), where ⊕
-is the problem's ``integrate`` hook (plain addition by default) and turn maps the periodic
-variables outside their limits onto an image within them (:mod:`pdls_ik.pdls.periodic`).
+its tolerance, or the problem's own test) → infeasible (at the start: unconverged while no
+variable may move, none free or every free one with lower == upper; hpp-constraints'
+``INFEASIBLE``, "reduced dimension 0") → diverged (a level above
+``min_divergable_level`` increased by more than ``divergence_tol + divergence_factor ·
+previous``; stop only with ``abort_on_divergence``) → stalled (the last applied ‖Δθ‖ was
+below ``theta_diff_tol`` while no residual was clamped) → max_iterations → max_time;
+otherwise adapt the step size, compute one :func:`step`, choose α by the line search and apply
+θ ← clip(turn(normalize(θ ⊕ αΔθ))), where ⊕ is the problem's ``integrate`` hook (plain addition
+by default) and turn maps the periodic variables outside their limits onto an image within them
+(:mod:`pdls_ik.pdls.periodic`).
 """
 from __future__ import annotations
 
@@ -40,7 +43,8 @@ from pdls_ik.pdls.linesearch import LineSearch
 from pdls_ik.pdls.options import level_value, PDLSOptions
 from pdls_ik.pdls.periodic import turn_into_limits
 from pdls_ik.pdls.problem import PDLSProblem
-from pdls_ik.pdls.result import CONVERGED, DIVERGED, MAX_ITERATIONS, MAX_TIME, PDLSResult, STALLED
+from pdls_ik.pdls.result import (CONVERGED, DIVERGED, INFEASIBLE, MAX_ITERATIONS, MAX_TIME,
+                                 PDLSResult, STALLED)
 from pdls_ik.pdls.step import compute_step
 from pdls_ik.pdls.stepsize import AdaptiveStepSize, EPS, SLOWDOWN, SPEEDUP
 
@@ -107,7 +111,11 @@ def solve(problem: Union[PDLSProblem, Callable], theta0, lower=None, upper=None,
     free = opts.free_mask(n)
     periodic = opts.periodic_mask(n) if lo is not None else None
     by_comp = opts.clamp_residual_by_component
-    times = {'evaluate': 0.0, 'step': 0.0, 'line_search': 0.0}
+    times = {'evaluate': 0.0, 'step': 0.0, 'line_search': 0.0, 'priority_loop': 0.0, 'svd': 0.0,
+             'limits': 0.0, 'posture': 0.0}
+    level_times: List[float] = []
+    limiting = pgs_unconverged = 0
+    infeasible: List[int] = []
     stepper = AdaptiveStepSize(opts) if opts.adaptive_step_size else None
     search = LineSearch(opts)
     counters = {'slowdowns': 0, 'speedups': 0, 'divergences': 0, 'reverts': 0, 'evaluations': 0}
@@ -176,6 +184,10 @@ def solve(problem: Union[PDLSProblem, Callable], theta0, lower=None, upper=None,
         if (all(conv[:counted(p)]) if custom is None else bool(custom)):
             status = CONVERGED
             break
+        if iteration == 0 and _movable_count(n, free, lo, up) == 0:
+            infeasible = [k for k, ok in enumerate(conv[:counted(p)]) if not ok]
+            status = INFEASIBLE
+            break
         diverging = _diverging_level(prep.norms, prev_norms, tols, opts)
         if diverging is not None:
             counters['divergences'] += 1
@@ -216,6 +228,14 @@ def solve(problem: Union[PDLSProblem, Callable], theta0, lower=None, upper=None,
         t0 = time.perf_counter()
         last_step = compute_step(prep, theta, lo, up, posture, opts, free, rmm)
         times['step'] += time.perf_counter() - t0
+        for name, value in last_step.times.items():
+            times[name] += value
+        if len(level_times) < len(last_step.level_times):
+            level_times.extend([0.0] * (len(last_step.level_times) - len(level_times)))
+        for k, value in enumerate(last_step.level_times):
+            level_times[k] += value
+        limiting += last_step.limiting_iterations
+        pgs_unconverged += not last_step.pgs_converged
         t0 = time.perf_counter()
         alpha, theta_next, evaluation = search.search(theta, last_step.theta_diff, merit(prep),
                                                       candidate, hooks.integrate)
@@ -241,7 +261,9 @@ def solve(problem: Union[PDLSProblem, Callable], theta0, lower=None, upper=None,
         best_theta=best_theta, best_residual_norms=list(best_norms),
         best_iteration=best_iteration, start_clamped=start_clamped,
         residual_max_mag=list(stepper.residual_max_mag) if stepper else [],
-        theta_diff_norms=diff_norms, history=history, phase_times=times, **counters)
+        theta_diff_norms=diff_norms, history=history, phase_times=times,
+        level_times=level_times, limiting_iterations=limiting, pgs_unconverged=pgs_unconverged,
+        infeasible_levels=infeasible, **counters)
     if last_step is not None:
         result.lambdas, result.ranks = last_step.lambdas, last_step.ranks
         result.min_singular_values = last_step.min_singular_values
@@ -250,18 +272,32 @@ def solve(problem: Union[PDLSProblem, Callable], theta0, lower=None, upper=None,
     return result
 
 
+def _movable_count(n: int, free, lo, up) -> int:
+    """Count the variables that may move: free and, when limited, with lower < upper."""
+    movable = np.ones(n, dtype=bool) if free is None else free.copy()
+    if lo is not None:
+        movable &= lo < up
+    return int(movable.sum())
+
+
 def _diverging_level(norms: List[float], previous: Optional[List[float]], tols: List[float],
                      opts: PDLSOptions) -> Optional[int]:
     """
     Highest-priority level k < min_divergable_level whose norm grew too much, or None.
 
+    Growth beyond the seed's bound: ``‖e_k‖ − previous > divergence_tol + divergence_factor ·
+    previous`` (MSim's ``checkConvergence``: "an increase ... more than divergenceTol plus
+    divergenceFactor times its value in residualWas").
+
     Growth that leaves a level within its convergence tolerance ``tols[k]`` is not divergence:
     a converged level whose residual moves at rounding level (1e-17 to 1e-16, say) while lower
     levels act must not revert their steps.
     """
-    if previous is None or opts.divergence_factor is None or len(previous) != len(norms):
+    factor = opts.divergence_factor
+    if previous is None or not factor or len(previous) != len(norms):
         return None
     for k in range(min(opts.min_divergable_level, len(norms))):
-        if norms[k] > max(tols[k], opts.divergence_tol + opts.divergence_factor * previous[k]):
+        if norms[k] > tols[k] and \
+                norms[k] - previous[k] > opts.divergence_tol + factor * previous[k]:
             return k
     return None

@@ -21,18 +21,28 @@ k = 1..p, starting from Δθ = (motion of clamped variables) and P = diag(free, 
     ê_k = e_k − J_k Δθ               compensated residual
     J̃_k = J_k P                      restricted Jacobian
     Δθ += J̃_k^{+λ_k} ê_k             damped pseudoinverse, λ_k fixed or automatic
-    P  −= J̃_k^{+} J̃_k                undamped, rank by svd_tol  (= P − VᵣVᵣᵀ)
+    P  −= J̃_k^{+} J̃_k                undamped, rank relative: σ > svd_tol ‖J_k‖_F
+                                     (= P − VᵣVᵣᵀ)
 
-then ``Δθ += P v`` for the posture variation v (lowest priority).
+then ``Δθ += c`` for the posture variation v (lowest priority): c = P v, bounded by the limits
+that remain (:mod:`pdls_ik.pdls.posture`).
 
 Limiting loop (Baerlocher & Boulic 2004, section 4): when θ + Δθ leaves [lower, upper] for some
 variables, they are clamped at the limit they cross: their motion is fixed to reach it exactly,
 their columns leave P (so the other variables compensate that fixed motion through ê_k) and the
-priority loop runs again, until no new variable is clamped (at most n rounds).
+priority loop runs again, until no new variable is clamped (at most n rounds). The limiting
+loop sees the levels only: a variable is never clamped because the posture would push it past a
+limit (that would take it from the levels above); the posture is added after the loop, within
+the limits.
 
-With ``limit_strategy="pgs"`` the limiting loop is replaced: a step that leaves the limits is
-recomputed as one box-constrained damped least-squares problem by projected Gauss–Seidel
-(:mod:`pdls_ik.pdls.pgs`, after Simbody's ``SimTK::PGSImpulseSolver``).
+With ``limit_strategy="pgs"`` the limiting loop is replaced: a step (posture included) that
+leaves the limits is recomputed level by level, each level's damped bounded problem solved
+inside the null space and the box left by the levels above
+(:func:`pdls_ik.pdls.pgs.strict_pgs_step`: projected Gauss–Seidel after Simbody's
+``SimTK::PGSImpulseSolver`` for the box alone, an active-set method below); its sweeps and
+convergence are reported (``pgs_sweeps``, ``pgs_converged``). ``"pgs_weighted"`` keeps the
+former stacked form (levels weighted by ``pgs_level_weight``^k, one PGS over all): not a strict
+hierarchy, it is the NumPy reference of the compiled tracking cycle's box step.
 
 Inequality rows are handled the same way: a satisfied row that the step would violate joins its
 level with the request to land on its bound, and the passes repeat until nothing new is clamped
@@ -40,9 +50,10 @@ or activated.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 import math
-from typing import List, Optional, Sequence
+import time
+from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
@@ -50,8 +61,9 @@ from pdls_ik.pdls.levels import (check_limits, check_vector, GREATER_EQUAL, LESS
                                  PreparedLevels, residual_norm)
 from pdls_ik.pdls.options import level_value, PDLSOptions
 from pdls_ik.pdls.periodic import turn_into_limits
-from pdls_ik.pdls.pgs import pgs_step
+from pdls_ik.pdls.pgs import pgs_step, strict_pgs_step
 from pdls_ik.pdls.pinv import auto_lambda, thin_svd
+from pdls_ik.pdls.posture import posture_within_limits
 
 _DEFAULT_OPTIONS = PDLSOptions()
 _NO_INDICES = np.zeros(0, dtype=np.int64)
@@ -65,7 +77,8 @@ class StepResult:
 
     :ivar theta_diff: (n,) the variation to add to θ (after Δθ clamping); θ + Δθ stays in limits.
     :ivar lambdas, ranks, min_singular_values: per level, the λ used, the rank of the restricted
-        Jacobian J̃_k and its smallest singular value above ``svd_tol`` (0 when rank 0).
+        Jacobian J̃_k and its smallest singular value above ``svd_tol · ‖J_k‖_F`` (0 when
+        rank 0).
     :ivar auto_lambda: per level, whether λ was computed automatically.
     :ivar residual_norms: per level, the norm of the active (unclamped, uncompensated) residual.
     :ivar residual_clamped: per level, whether ``residual_max_mag`` clamped the residual.
@@ -75,6 +88,13 @@ class StepResult:
     :ivar limiting_iterations: number of priority-loop passes (1 when no variable was clamped).
     :ivar theta_diff_mag: ‖Δθ‖ before Δθ clamping (max-abs when clamping by component).
     :ivar theta_diff_clamped: whether Δθ was scaled or clipped to ``theta_diff_max_mag``.
+    :ivar pgs_sweeps, pgs_converged: with ``limit_strategy="pgs"``, the projected Gauss–Seidel
+        sweeps of the bounded step and whether every level's sweeps converged (0 and True when
+        the unbounded step stayed within the limits or the strategy is "clamping").
+    :ivar times: seconds spent in this step's phases (after MSim's ``TimeMetrics``):
+        "priority_loop" (all passes), "svd" (within it), "limits" (limiting loop checks or the
+        bounded PGS step), "posture" (the posture within the limits).
+    :ivar level_times: per level, seconds spent in its priority-loop work (all passes).
     """
 
     theta_diff: NDArray[np.float64]
@@ -89,6 +109,10 @@ class StepResult:
     limiting_iterations: int
     theta_diff_mag: float
     theta_diff_clamped: bool
+    pgs_sweeps: int = 0
+    pgs_converged: bool = True
+    times: Dict[str, float] = field(default_factory=dict)
+    level_times: List[float] = field(default_factory=list)
 
 
 def step(levels: Sequence[LevelLike], theta, lower=None, upper=None, posture=None,
@@ -167,19 +191,30 @@ def compute_step(prep: PreparedLevels, theta: NDArray[np.float64], lower, upper,
                    for rest in prep.inactive]
     rounds = 0
     pgs_used = False
+    pgs_info = None
+    clock = time.perf_counter
+    times = {'priority_loop': 0.0, 'svd': 0.0, 'limits': 0.0, 'posture': 0.0}
+    level_times = [0.0] * p
     while True:
         rounds += 1
-        dtheta, lambdas, ranks, sigmas, autos = _priority_loop(
-            jacobians, es, n, active, fixed, posture, lam_fixed, opts)
+        t0 = clock()
+        dtheta, lambdas, ranks, sigmas, autos, proj = _priority_loop(
+            jacobians, es, n, active, fixed, free, posture is not None, lam_fixed, opts,
+            times, level_times)
+        t1 = clock()
+        times['priority_loop'] += t1 - t0
         changed = False
-        if lower is not None and opts.limit_strategy == 'pgs':
+        if lower is not None and opts.limit_strategy != 'clamping':
+            if posture is not None:
+                dtheta = dtheta + proj @ posture
             bounded = _pgs_bound(jacobians, es, theta, dtheta, lower, upper, active, posture,
                                  lambdas, opts)
+            pgs_used = True
             if bounded is not None:
                 limiting_variation = dtheta - bounded.x
                 dtheta, clamped = bounded.x, bounded.at_bound
                 limiting_variation[~clamped] = 0.0
-                pgs_used = True
+                pgs_info = bounded
         elif lower is not None:
             new_theta = theta + dtheta
             over = new_theta > upper
@@ -200,6 +235,16 @@ def compute_step(prep: PreparedLevels, theta: NDArray[np.float64], lower, upper,
                     clamped |= viol
                     active = ~clamped if free is None else (free & ~clamped)
                     changed = True
+        t2 = clock()
+        times['limits'] += t2 - t1
+        bounded_by_pgs = lower is not None and opts.limit_strategy != 'clamping'
+        if not changed and posture is not None and not bounded_by_pgs:
+            # the posture last, within what the limits leave: never clamps a variable
+            if fixed is not None:
+                dtheta[clamped] = fixed[clamped]
+            dtheta += posture_within_limits(proj, posture, theta + dtheta, lower, upper,
+                                            periodic)
+            times['posture'] += clock() - t2
         if pending is not None:
             changed |= _activate_inequalities(prep.inactive, pending, es, jacobians, dtheta)
         if not changed:
@@ -217,15 +262,30 @@ def compute_step(prep: PreparedLevels, theta: NDArray[np.float64], lower, upper,
     diff_clamped = opts.theta_diff_clamping and mag > tmax
     if diff_clamped:
         dtheta = clamp_vector(dtheta, tmax, opts.clamp_theta_diff_by_component)
-    if lower is not None and (fixed is not None or diff_clamped or pgs_used):
+    if lower is not None and (fixed is not None or diff_clamped or pgs_used
+                              or posture is not None):
         _exactly_inside(theta, dtheta, lower, upper, periodic)
-    return StepResult(dtheta, lambdas, ranks, sigmas, autos, list(prep.norms), res_clamped,
-                      _NO_INDICES if clamped is None else np.flatnonzero(clamped),
-                      limiting_variation, rounds, mag, diff_clamped)
+    result = StepResult(dtheta, lambdas, ranks, sigmas, autos, list(prep.norms), res_clamped,
+                        _NO_INDICES if clamped is None else np.flatnonzero(clamped),
+                        limiting_variation, rounds, mag, diff_clamped)
+    if pgs_info is not None:
+        result.pgs_sweeps = getattr(pgs_info, 'sweeps', getattr(pgs_info, 'iterations', 0))
+        result.pgs_converged = pgs_info.converged
+    result.times, result.level_times = times, level_times
+    return result
 
 
-def _priority_loop(jacobians, residuals, n, active, fixed, posture, lam_fixed, opts):
-    """One pass of the priority loop; returns Δθ and the per-level λ, rank, σ_min, auto flags."""
+def _priority_loop(jacobians, residuals, n, active, fixed, free, want_projector, lam_fixed,
+                   opts, times, level_times):
+    """
+    One pass of the priority loop over the levels (the posture is not added).
+
+    Returns Δθ, the per-level λ, rank, σ_min, auto flags, and (when ``want_projector``) the
+    (n, n) projector onto the null space of every level within the active variables, else None.
+    Ranks are relative: σ counts when above ``svd_tol · ‖J_k‖_F`` over the free variables.
+    Adds the seconds spent to ``times["svd"]`` and ``level_times[k]``.
+    """
+    clock = time.perf_counter
     p = len(jacobians)
     svd_tol = opts.svd_tol
     target = opts.theta_diff_max_mag * opts.auto_lambda_theta_diff_max_mag_scale
@@ -233,25 +293,32 @@ def _priority_loop(jacobians, residuals, n, active, fixed, posture, lam_fixed, o
     dtheta = None if fixed is None else fixed.copy()
     mask = None if active is None else active.astype(float)
     proj = None  # None: P is diag(mask) (the identity when mask is None)
-    last_projected = p - 1 if posture is None else p
+    last_projected = p if want_projector else p - 1
     lambdas, ranks, sigmas = [0.0] * p, [0] * p, [0.0] * p
     autos = [lam is None for lam in lam_fixed]
     for k in range(p):
         J = jacobians[k]
         if J.shape[0] == 0:
             continue
+        t_level = clock()
         e_hat = residuals[k] if dtheta is None else residuals[k] - J @ dtheta
+        Jf = J if free is None else J[:, free]
+        scale = math.sqrt(float(np.vdot(Jf, Jf)))
         if proj is not None:
             J = J @ proj
         elif mask is not None:
             J = J * mask
+        t_svd = clock()
         u, s, vt = thin_svd(J)
+        times['svd'] += clock() - t_svd
         sl = s.tolist()
         r = len(sl)
-        while r and sl[r - 1] <= svd_tol:
+        cut = svd_tol * scale
+        while r and sl[r - 1] <= cut:
             r -= 1
         ranks[k] = r
         if r == 0:
+            level_times[k] += clock() - t_level
             continue
         smin = sl[r - 1]
         sigmas[k] = smin
@@ -268,32 +335,41 @@ def _priority_loop(jacobians, residuals, n, active, fixed, posture, lam_fixed, o
             if proj is None:
                 proj = np.eye(n) if mask is None else np.diag(mask)
             proj -= vt.T @ vt
+        level_times[k] += clock() - t_level
     if dtheta is None:
         dtheta = np.zeros(n)
-    if posture is not None:
-        if proj is not None:
-            dtheta += proj @ posture
-        else:
-            dtheta += posture if mask is None else posture * mask
-    return dtheta, lambdas, ranks, sigmas, autos
+    if want_projector and proj is None:
+        proj = np.eye(n) if mask is None else np.diag(mask)
+    return dtheta, lambdas, ranks, sigmas, autos, proj if want_projector else None
 
 
-def _pgs_bound(jacobians, residuals, theta, dtheta, lower, upper, free, posture, lambdas,
+def _pgs_bound(jacobians, residuals, theta, dtheta, lower, upper, active, posture, lambdas,
                opts):
     """
-    Return the step bounded by projected Gauss–Seidel (:mod:`pdls_ik.pdls.pgs`).
+    Return the step bounded level by level by projected Gauss–Seidel (:mod:`pdls_ik.pdls.pgs`).
 
-    None when the unbounded step ``dtheta`` already stays within the limits.
+    None when the unbounded step ``dtheta`` (posture included) already stays within the limits.
+    A variable outside its limits at θ moves back onto the limit it violates and stays there.
     """
     new_theta = theta + dtheta
     outside = (new_theta > upper) | (new_theta < lower)
-    if free is not None:
-        outside &= free
+    if active is not None:
+        outside &= active
     if not outside.any():
         return None
-    top = next((lam for lam, J in zip(lambdas, jacobians) if J.shape[0]), 0.0)
-    return pgs_step(jacobians, residuals, dtheta, lower - theta, upper - theta, free, posture,
-                    top, opts.pgs_level_weight, opts.pgs_max_iterations, opts.pgs_tol)
+    if opts.limit_strategy == 'pgs_weighted':
+        top = next((lam for lam, J in zip(lambdas, jacobians) if J.shape[0]), 0.0)
+        return pgs_step(jacobians, residuals, dtheta, lower - theta, upper - theta, active,
+                        posture, top, opts.pgs_level_weight, opts.pgs_max_iterations,
+                        opts.pgs_tol)
+    movable = np.ones(theta.size, dtype=bool) if active is None else active.copy()
+    x0 = np.zeros(theta.size)
+    back = movable & ((theta > upper) | (theta < lower))
+    if back.any():
+        x0[back] = np.where(theta > upper, upper, lower)[back] - theta[back]
+        movable &= ~back
+    return strict_pgs_step(jacobians, residuals, lambdas, x0, lower - theta, upper - theta,
+                           movable, posture, opts.svd_tol, opts.pgs_max_iterations, opts.pgs_tol)
 
 
 def _activate_inequalities(inactive, pending, residuals, jacobians, dtheta) -> bool:

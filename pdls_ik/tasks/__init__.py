@@ -22,6 +22,7 @@ Tasks (effectors): residual rows and Jacobian rows, one task per file.
     PositionBoundTask   a link point inside a box / above a plane (≤, ≥ rows)
     LimitAvoidanceTask  soft joint-limit margins, optional lower level
     ClosureTask         loop closure between two links, "invariant" level
+    PotentialEnergyTask gravitational (CoM) and elastic potential, minimized: one row
     PostureTask         preferred joint values, lowest priority
     JointLockTask       hold joints at values, above the targets
     SelfCollisionTask   link pairs kept ≥ d_min apart (inequality rows), above the pose
@@ -38,10 +39,11 @@ from pdls_ik.tasks.limit_avoidance_task import LimitAvoidanceTask
 from pdls_ik.tasks.look_at_task import LookAtTask
 from pdls_ik.tasks.position_bound_task import PositionBoundTask
 from pdls_ik.tasks.posture_task import middle_of_limits, PostureTask
+from pdls_ik.tasks.potential_energy_task import PotentialEnergyTask
 from pdls_ik.tasks.relative_frame_task import RelativeFrameTask
 from pdls_ik.tasks.self_collision_task import SelfCollisionTask
 
 __all__ = ['Task', 'FrameTask', 'RelativeFrameTask', 'LookAtTask', 'CoMTask',
-           'PositionBoundTask', 'LimitAvoidanceTask', 'ClosureTask', 'PostureTask',
-           'JointLockTask', 'SelfCollisionTask', 'middle_of_limits', 'INVARIANT', 'LOCK',
-           'TARGET', 'POSTURE']
+           'PositionBoundTask', 'LimitAvoidanceTask', 'ClosureTask', 'PotentialEnergyTask',
+           'PostureTask', 'JointLockTask', 'SelfCollisionTask', 'middle_of_limits', 'INVARIANT',
+           'LOCK', 'TARGET', 'POSTURE']

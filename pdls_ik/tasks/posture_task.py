@@ -27,7 +27,7 @@ rank below all targets), so it only moves redundant degrees of freedom.
 """
 from __future__ import annotations
 
-from typing import Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 from pdls_ik.errors import InputError
@@ -48,15 +48,20 @@ class PostureTask(Task):
     Preferred joint values q* (n,), weight w ∈ (0, ∞) (a gain per iteration when ≤ 1).
 
     :param linkage: the robot model (``lower``, ``upper``, ``continuous``, ``n``).
-    :param preferred: q* (n,); default :func:`middle_of_limits`.
+    :param preferred: q* (n,); default :func:`middle_of_limits`. A value outside its joint's
+        limits is clamped onto them (a continuous joint's is not), recorded in :attr:`notes`:
+        the posture only moves joints within what the limits leave.
     :param weight: w; the posture variation is ``w (q* − q)``.
+    :param priority: rank among posture tasks, smaller first (MSim ranks posture effectors by
+        priority): the tasks of the largest value are summed into the PDLS posture variation,
+        those of smaller values are strict levels above it (:mod:`pdls_ik.levels`).
     """
 
     kind = POSTURE
 
     def __init__(self, linkage, preferred: Optional[Sequence[float]] = None,
-                 weight: float = 0.1, name: str = 'posture'):
-        super().__init__(name, weight, priority=0)
+                 weight: float = 0.1, name: str = 'posture', priority: int = 0):
+        super().__init__(name, weight, priority=priority)
         self.n = linkage.n
         self.continuous = np.asarray(linkage.continuous, dtype=bool)
         if preferred is None:
@@ -64,6 +69,19 @@ class PostureTask(Task):
         self.preferred = np.asarray(preferred, dtype=float).reshape(-1)
         if self.preferred.shape != (self.n,) or not np.all(np.isfinite(self.preferred)):
             raise InputError(f"posture task '{name}': preferred needs {self.n} finite values")
+        #: repairs of the input: preferred values clamped into the joint limits
+        self.notes: List[str] = []
+        lower = np.asarray(linkage.lower, dtype=float)
+        upper = np.asarray(linkage.upper, dtype=float)
+        outside = ~self.continuous & ((self.preferred < lower) | (self.preferred > upper))
+        if outside.any():
+            names = getattr(linkage, 'joint_names', None)
+            which = ', '.join(names[j] if names is not None else str(j)
+                              for j in np.flatnonzero(outside))
+            self.preferred = np.where(outside, np.clip(self.preferred, lower, upper),
+                                      self.preferred)
+            self.notes.append(f"posture task '{name}': preferred values clamped into the joint "
+                              f'limits ({which})')
         self._J = self.weight * np.eye(self.n)
 
     @property
