@@ -19,7 +19,8 @@ from pathlib import Path
 
 import numpy as np
 from pdls_ik.errors import InputError, JointError, LinkError, PDLSIKError, URDFError
-from pdls_ik.model import load_urdf
+from pdls_ik.model import load_urdf, URDFWarning
+from pdls_ik.model.com import CenterOfMass
 import pytest
 
 ARM = """<?xml version="1.0"?>
@@ -106,7 +107,6 @@ def _joint(name, parent, child, jtype='fixed', extra=''):
 
 
 @pytest.mark.parametrize('text,error,subject,match', [
-    (_robot(_joint('j', 'a', 'b', 'weird')), JointError, 'j', "unknown joint type 'weird'"),
     (_robot(_joint('j', 'a', 'zz'), _joint('k', 'b', 'c')), JointError, 'j',
      "child link 'zz' is not defined"),
     (_robot(_joint('j', 'a', 'b'), _joint('k', 'c', 'b')), LinkError, 'b', 'two parent joints'),
@@ -121,20 +121,38 @@ def _joint(name, parent, child, jtype='fixed', extra=''):
     (_robot(_joint('j', 'a', 'b'), _joint('j', 'b', 'c')), JointError, 'j', 'twice'),
     ("<robot name='x'><link name='a'/><link name='b'/><joint name='j' type='fixed'>"
      "<child link='b'/></joint></robot>", JointError, 'j', 'no <parent'),
-    (_robot(_joint('j', 'a', 'b', extra="<origin xyz='0 nan 0'/>"), _joint('k', 'b', 'c')),
-     JointError, 'j', 'origin xyz.*NaN'),
-    (_robot(_joint('j', 'a', 'b', extra="<origin rpy='0 0 inf'/>"), _joint('k', 'b', 'c')),
-     JointError, 'j', 'origin rpy.*infinity'),
-    (_robot(_joint('j', 'a', 'b', extra="<origin xyz='0 0'/>"), _joint('k', 'b', 'c')),
-     JointError, 'j', 'needs 3'),
 ])
-def test_broken_trees_and_values_name_the_element(text, error, subject, match):
+def test_broken_trees_are_refused_naming_the_element(text, error, subject, match):
     with pytest.raises(error, match=match) as info:
         load_urdf(text)
     if error is JointError:
         assert info.value.joint == subject
     if error is LinkError:
         assert info.value.link == subject
+
+
+@pytest.mark.parametrize('extra,jtype,match', [
+    ('', 'weird', "unknown joint type 'weird'"),
+    ("<origin xyz='0 nan 0'/>", 'fixed', 'origin xyz.*NaN'),
+    ("<origin rpy='0 0 inf'/>", 'fixed', 'origin rpy.*infinity'),
+    ("<origin xyz='0 0'/>", 'fixed', 'needs 3'),
+])
+def test_a_broken_joint_disables_only_its_own_subtree(extra, jtype, match):
+    text = _robot(_joint('k', 'a', 'c', 'revolute', "<axis xyz='0 0 1'/><limit lower='-1' "
+                                                    "upper='1' effort='1' velocity='1'/>"),
+                  _joint('j', 'a', 'b', jtype, extra))
+    with pytest.warns(URDFWarning, match=f"joint 'j': .*{match}.*disabled"):
+        robot = load_urdf(text)
+    assert robot.joint_names == ['k'] and list(robot.joint_defects) == ['j']
+    np.testing.assert_allclose(robot.forward_kinematics([0.5], 'c')[:2, 0],
+                               [np.cos(0.5), np.sin(0.5)], atol=1e-15)
+    for use in (lambda: robot.forward_kinematics([0.5], 'b'), lambda: robot.jacobian([0], 'b'),
+                lambda: robot.chain('c', 'b'), lambda: robot.joint_index('j')):
+        with pytest.raises(JointError, match=match) as info:
+            use()
+        assert info.value.joint == 'j'
+    poses = robot.forward_kinematics_all([0.5])
+    assert np.isnan(poses['b']).all() == ('origin' in extra)
 
 
 def test_cycle_below_a_valid_root_is_reported():
@@ -147,13 +165,23 @@ def test_cycle_below_a_valid_root_is_reported():
 @pytest.mark.parametrize('inertial,match', [
     ("<mass value='nan'/>", 'mass value.*NaN'),
     ("<mass value='-1'/>", 'negative'),
-    ("<inertia ixx='1' ixy='0' ixz='0' iyy='inf' iyz='0' izz='1'/>", 'iyy.*infinity'),
+    ("<mass value='1'/><inertia ixx='1' ixy='0' ixz='0' iyy='inf' iyz='0' izz='1'/>",
+     'iyy.*infinity'),
+    ("<inertia ixx='1' ixy='0' ixz='0' iyy='1' iyz='0' izz='1'/>", 'no <mass>'),
 ])
-def test_bad_inertials_name_the_link(inertial, match):
-    text = f"<robot name='x'><link name='body'><inertial>{inertial}</inertial></link></robot>"
+def test_bad_inertials_disable_the_link_for_centre_of_mass_only(inertial, match):
+    text = (f"<robot name='x'><link name='body'><inertial>{inertial}</inertial></link>"
+            "<link name='arm'><inertial><mass value='2'/></inertial></link>"
+            "<joint name='j' type='continuous'><parent link='body'/><child link='arm'/>"
+            "<origin xyz='1 0 0'/></joint></robot>")
+    with pytest.warns(URDFWarning, match=f"link 'body': .*{match}"):
+        robot = load_urdf(text)
+    assert set(robot.inertials) == {'arm'} and list(robot.link_defects) == ['body']
+    np.testing.assert_allclose(robot.forward_kinematics([0.3], 'arm')[:3, 3], [1, 0, 0])
     with pytest.raises(LinkError, match=match) as info:
-        load_urdf(text)
+        CenterOfMass(robot)
     assert info.value.link == 'body'
+    np.testing.assert_allclose(CenterOfMass(robot, subtree='arm').position([0.0]), [1, 0, 0])
 
 
 def test_queries_validate_q_and_names():

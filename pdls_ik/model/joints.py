@@ -51,6 +51,8 @@ class Joint:
         the column of its master.
     :ivar multiplier, offset: θ = multiplier · q[index] + offset (1 and 0 unless ``<mimic>``).
     :ivar mimic: name of the master joint, or None.
+    :ivar defect: why the joint is disabled (held at its origin, not moving), or None; the
+        :class:`~pdls_ik.errors.JointError` raised when a chain or task uses it.
     """
 
     name: str
@@ -63,6 +65,7 @@ class Joint:
     multiplier: float = 1.0
     offset: float = 0.0
     mimic: Optional[str] = None
+    defect: Optional[str] = None
 
     @property
     def revolute(self) -> bool:
