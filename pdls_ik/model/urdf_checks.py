@@ -42,7 +42,7 @@ import xml.etree.ElementTree as ET
 
 from pdls_ik.errors import JointError, LinkError, URDFError
 from pdls_ik.model.joints import JOINT_TYPES, MOVING_TYPES
-from pdls_ik.model.urdf_rules import MIN_RATE, unit_axis, UNLIMITED_BOUND
+from pdls_ik.model.urdf_rules import MIN_RATE, position_bound, unit_axis, UNLIMITED_BOUND
 
 XACRO_NS = '{http://www.ros.org/wiki/xacro}'
 XACRO_EXPR = re.compile(r'\$[{(][^})]*[})]?')
@@ -130,11 +130,6 @@ def _kinematic_attributes(owner: ET.Element):
 
 def _check_xacro(root: ET.Element, report: Report) -> None:
     """Refuse xacro elements and unexpanded expressions that kinematics would read."""
-    for elem in root.iter():
-        if isinstance(elem.tag, str) and elem.tag.startswith(XACRO_NS):
-            tag = 'xacro:' + elem.tag[len(XACRO_NS):]
-            raise URDFError(f"element <{tag} name='{elem.get('name', '')}'> found: the file looks "
-                            'like unprocessed xacro; run xacro on it first')
     ignored = []
     for owner in root:
         kind, name = owner.tag, owner.get('name', '?')
@@ -142,12 +137,16 @@ def _check_xacro(root: ET.Element, report: Report) -> None:
             for where, value in _kinematic_attributes(owner):
                 if XACRO_EXPR.search(value):
                     message = _xacro_message(where, value)
-                    raise (JointError(name, message) if kind == 'joint'
-                           else LinkError(name, message) if kind == 'link' else URDFError(message))
+                    raise (JointError if kind == 'joint' else LinkError)(name, message)
         for elem in owner.iter():
             for attr, value in elem.attrib.items():
                 if XACRO_EXPR.search(value):
                     ignored.append(f"{kind} '{name}' <{elem.tag} {attr}='{value}'>")
+    for elem in root.iter():
+        if isinstance(elem.tag, str) and elem.tag.startswith(XACRO_NS):
+            tag = 'xacro:' + elem.tag[len(XACRO_NS):]
+            raise URDFError(f"element <{tag} name='{elem.get('name', '')}'> found: the file looks "
+                            'like unprocessed xacro; run xacro on it first')
     if ignored:
         more = f' (and {len(ignored) - 1} more)' if len(ignored) > 1 else ''
         report.notes.append(f'unexpanded xacro expression in an element kinematics does not '
@@ -236,6 +235,9 @@ def _check_limits(name: str, jtype: str, joint: ET.Element, report: Report,
                      'by the URDF specification, and it has none')
     lo = 0.0 if lower is None else lower
     hi = 0.0 if upper is None else upper
+    if position_bound(lo) == math.inf or position_bound(hi) == -math.inf:
+        raise Defect(f'limit lower {lo:g}, upper {hi:g} leaves no range (a bound of magnitude '
+                     f'>= {UNLIMITED_BOUND:g} on the wrong side)')
     if lo > hi:
         raise Defect(f'limit lower {lo:g} > upper {hi:g}')
     if lo == hi:
