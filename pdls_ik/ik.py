@@ -45,6 +45,7 @@ from pdls_ik.errors import ConfigError, InputError, JointError, LinkError
 from pdls_ik.extra_tasks import ExtraTasks, moved_variables, resolve_tasks
 from pdls_ik.levels import LevelStack
 from pdls_ik.model.joint_vector import check_joint_vector
+from pdls_ik.model.joint_vector import sampling_range
 from pdls_ik.pdls.periodic import turn_into_limits
 from pdls_ik.tasks import FrameTask, JointLockTask, middle_of_limits, PostureTask
 from pdls_ik.trajectory import wrap_angle
@@ -392,8 +393,7 @@ class IKSolver:
         # (clamped_joints): q <= near_lower or q >= near_upper
         tol = 1e-9 * np.maximum(1.0, np.abs(np.where(np.isfinite(self.lower), self.lower, 0.0)))
         near_lower, near_upper = (self.lower + tol).tolist(), (self.upper - tol).tolist()
-        self._sample_lo = np.where(np.isfinite(self.lower), self.lower, -math.pi)
-        self._sample_hi = np.where(np.isfinite(self.upper), self.upper, math.pi)
+        self._sample_lo, self._sample_hi = sampling_range(self.lower, self.upper)
         free_orientation = cfg.position_only or cfg.orientation_tolerance >= math.pi
         self.frame = FrameTask(linkage, tip, base, orientation_mask=(0, 0, 0) if
                                free_orientation else (1, 1, 1),

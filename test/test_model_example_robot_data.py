@@ -31,7 +31,7 @@ from pdls_ik.errors import JointError, PDLSIKError
 from pdls_ik.model import load_urdf, URDFWarning
 import pytest
 
-PREFIX = 'cmeel.prefix/share/example-robot-data/robots/'
+MARK = 'share/example-robot-data/robots/'  # under cmeel.prefix/ in the wheels
 #: files refused, with the reason (urdfdom refuses them as well: no <link>, no robot name)
 REFUSED = {'ur_description/urdf/ur3.urdf': "robot '' defines no <link>"}
 
@@ -41,9 +41,8 @@ def _files():
         dist = metadata.distribution('example-robot-data')
     except metadata.PackageNotFoundError:
         return []
-    return sorted((str(f)[len(PREFIX):], Path(dist.locate_file(f)))
-                  for f in dist.files or [] if str(f).startswith(PREFIX)
-                  and str(f).endswith('.urdf'))
+    return sorted((str(f).split(MARK, 1)[1], Path(dist.locate_file(f)))
+                  for f in dist.files or [] if MARK in str(f) and str(f).endswith('.urdf'))
 
 
 FILES = _files()

@@ -38,8 +38,10 @@ def _pos(robot, q, link, base=None):
 
 def _disabled(source, joint, why, tip):
     """
-    Load ``source``: one warning line names ``joint`` and ``why``; it is not a variable, and a
-    chain through it (the root to ``tip``, its own parent to child) raises JointError(why).
+    Load ``source`` and check that ``joint`` is disabled, not refused.
+
+    One warning line names ``joint`` and ``why``; it is not a variable, and a chain through it
+    (the root to ``tip``, its own parent to child) raises JointError(why).
     """
     with pytest.warns(URDFWarning, match=f"joint '{joint}': .*{why}.*disabled"):
         robot = load_urdf(source)

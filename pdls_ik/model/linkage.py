@@ -110,10 +110,10 @@ class Limits:
             a, b = master_range(own.lower[k], own.upper[k], mult, off)
             if max(lo[i], a) >= min(hi[i], b) and lo[i] < hi[i]:
                 notes.append(f"joint '{joint.name}': its range [{own.lower[k]:g}, "
-                             f"{own.upper[k]:g}] through <mimic> (θ = {mult:g} · {master} "
+                             f'{own.upper[k]:g}] through <mimic> (θ = {mult:g} · {master} '
                              f"{off:+g}) needs '{master}' in [{a:g}, {b:g}], which leaves "
-                             f'nothing of its range [{lo[i]:g}, {hi[i]:g}]: the follower\'s '
-                             'range is ignored (a sign error in the URDF?)')
+                             f'nothing of its range [{lo[i]:g}, {hi[i]:g}]: the range of the '
+                             'follower is ignored (a sign error in the URDF?)')
                 continue
             lo[i], hi[i] = max(lo[i], a), min(hi[i], b)
             a, b = master_range(own.soft_lower[k], own.soft_upper[k], mult, off)
@@ -210,8 +210,8 @@ class Linkage:
     def check_link_usable(self, name: str) -> None:
         """Raise the recorded defect of link ``name`` (LinkError naming it), if it has one."""
         if name in self.link_defects:
-            raise LinkError(name, f'{self.link_defects[name]} (the link\'s <inertial> was '
-                                  'ignored when the URDF was loaded; fix the description)')
+            raise LinkError(name, f'{self.link_defects[name]} (its <inertial> was ignored '
+                                  'when the URDF was loaded; fix the description)')
 
     def link_index(self, name: str) -> int:
         """Index of link ``name`` in :attr:`link_names`; LinkError if unknown."""

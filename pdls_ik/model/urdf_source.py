@@ -83,31 +83,33 @@ def _is_blank(data: XMLData) -> bool:
     return not data.strip()
 
 
-def _encoding_of(data: bytes) -> str:
-    """Return the encoding the XML rules give ``data``: BOM, else declaration, else UTF-8."""
+def _encoding_of(data: bytes) -> Tuple[str, int]:
+    """Return (encoding, BOM length) by the XML rules: BOM, else declaration, else UTF-8."""
     if data.startswith(codecs.BOM_UTF8):
-        return 'utf-8-sig'
+        return 'utf-8', len(codecs.BOM_UTF8)
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        return 'utf-16'
+        return ('utf-16-le' if data.startswith(codecs.BOM_UTF16_LE) else 'utf-16-be'), 2
     declared = _DECLARED.match(data)
-    return declared.group(1).decode('ascii') if declared else 'utf-8'
+    return (declared.group(1).decode('ascii') if declared else 'utf-8'), 0
 
 
 def _undecodable(data: bytes, label: str) -> Optional[URDFError]:
-    """Name the first byte that is not valid in the document's encoding, or None."""
-    encoding = _encoding_of(data)
+    """Name the first byte that is not valid in the document's encoding (None if none is)."""
+    encoding, skip = _encoding_of(data)
     try:
-        data.decode(encoding)
+        data[skip:].decode(encoding)
     except LookupError:
         return URDFError(f"{label} declares encoding '{encoding}', which is not a known "
                          'character encoding')
     except UnicodeDecodeError as exc:
-        head = data[:exc.start]
-        line = head.count(b'\n') + 1
-        column = exc.start - (head.rfind(b'\n') + 1) + 1
-        return URDFError(f'{label}: byte 0x{data[exc.start]:02X} at line {line}, column '
-                         f'{column} (byte offset {exc.start}) is not valid {encoding} text '
-                         f"({'declared' if _DECLARED.match(data) else 'the XML default'} "
+        at = skip + exc.start
+        line_start = max(data.rfind(b'\n', 0, at) + 1, skip)
+        line = data.count(b'\n', 0, at) + 1
+        column = len(data[line_start:at].decode(encoding, errors='replace')) + 1
+        source = 'declared' if _DECLARED.match(data) and not skip else \
+            ('byte-order mark' if skip else 'XML default')
+        return URDFError(f'{label}: byte 0x{data[at]:02X} at line {line}, column {column} '
+                         f'(byte offset {at}) is not valid {encoding} text (the {source} '
                          'encoding); save the file in the encoding it declares')
     return None
 
