@@ -86,9 +86,9 @@ def main() -> int:
         print('example-robot-data not installed: pip install example-robot-data')
         return 0
     mark = 'share/example-robot-data/robots/'
+    real = ('talos_full_v2.urdf', 'pr2.urdf', 'icub.urdf', 'tiago_pro.urdf', 'romeo.urdf')
     for f in sorted(dist.files or [], key=str):
-        if mark in str(f) and str(f).endswith(('talos_full_v2.urdf', 'pr2.urdf', 'icub.urdf',
-                                                'tiago_pro.urdf', 'romeo.urdf')):
+        if mark in str(f) and str(f).endswith(real):
             measure(str(f).split(mark)[1], Path(dist.locate_file(f)))
     return 0
 

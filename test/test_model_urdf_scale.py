@@ -33,14 +33,14 @@ JOINT = ('<link name="l{i}"/><joint name="j{i}" type="revolute"><parent link="l{
 
 
 def chain(n: int) -> str:
-    """Serial chain of ``n`` revolute joints (axes alternating z, y)."""
+    """Return a serial chain of ``n`` revolute joints (axes alternating z, y)."""
     return '<robot name="chain"><link name="l0"/>' + ''.join(
         JOINT.format(i=i, p=i - 1, x=0.0, yaw=0.0, axis='0 1 0' if i % 2 else '0 0 1')
         for i in range(1, n + 1)) + '</robot>'
 
 
 def tree(links: int) -> str:
-    """Ternary tree of ``links`` links (depth about log3), every joint revolute about z."""
+    """Return a ternary tree of ``links`` links (depth about log3), joints revolute about z."""
     return '<robot name="tree"><link name="l0"/>' + ''.join(
         JOINT.format(i=i, p=(i - 1) // 3, x=0.01, yaw=i % 3, axis='0 0 1')
         for i in range(1, links)) + '</robot>'
