@@ -187,3 +187,5 @@ def test_cli_info_prints_rules_and_defects_without_traceback(tmp_path, capsys, l
     out, err = capsys.readouterr()
     assert 'Traceback' not in out + err and 'j2' in out
     assert all(line.startswith('pdls-ik info: warning: ') for line in err.splitlines())
+    assert ("disabled joint 'j1'" in out) == ('upper="1"' in limit and 'lower="2"' in limit
+                                              or '1e-300' in axis)
