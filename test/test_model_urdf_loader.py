@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+import warnings
 
 import numpy as np
 from pdls_ik.errors import InputError, JointError, LinkError, PDLSIKError, URDFError
@@ -212,3 +213,37 @@ def test_urdf_parser_py_prints_nothing(capfd):
 def test_path_like_object_is_accepted(tmp_path):
     (tmp_path / 'a.urdf').write_text(ARM)
     assert load_urdf(Path(tmp_path) / 'a.urdf').n == 3
+
+
+NON_KINEMATIC = """<robot name="arm">
+  <material name="grey"><texture/></material>
+  <transmission name="pr2_style" type="pr2_mechanism_model/SimpleTransmission">
+    <actuator name="m"/><joint name="shoulder"/><mechanicalReduction>x</mechanicalReduction>
+  </transmission>
+  <transmission name="ros_style"><type>transmission_interface/SimpleTransmission</type>
+    <joint name="shoulder"><hardwareInterface>EffortJointInterface</hardwareInterface></joint>
+  </transmission>
+  <gazebo reference="base"><mu1>not a number</mu1></gazebo>
+  <ros2_control name="sys" type="system"><hardware><plugin>mock</plugin></hardware></ros2_control>
+  <sensor name="cam" update_rate="fast"><parent link="base"/><camera/></sensor>
+  <link name="base"><visual><geometry><box/></geometry><material name="undefined"/></visual>
+    <collision><geometry><mesh filename="package://nowhere/m.stl" scale="a b"/></geometry>
+    </collision><contact><lateral_friction value="1"/></contact></link>
+  <link name="upper"><visual><geometry><cylinder radius="x"/></geometry></visual></link>
+  <joint name="shoulder" type="revolute"><parent link="base"/><child link="upper"/>
+    <axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="1" velocity="1"/>
+    <dynamics damping="lots"/><calibration rising="?"/><physics/></joint>
+  <plugin name="extension"/>
+</robot>"""
+
+
+def test_elements_kinematics_never_reads_never_refuse():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter('always')
+        robot = load_urdf(NON_KINEMATIC)
+    assert [str(w.message) for w in caught] == [
+        "elements kinematics does not read, ignored: <plugin>; <contact> in link 'base'; "
+        "<physics> in joint 'shoulder'"]
+    assert robot.joint_names == ['shoulder'] and robot.link_names == ['base', 'upper']
+    np.testing.assert_allclose(robot.forward_kinematics([np.pi / 2], 'upper')[:3, 0], [0, 1, 0],
+                               atol=1e-15)
