@@ -247,3 +247,18 @@ def test_elements_kinematics_never_reads_never_refuse():
     assert robot.joint_names == ['shoulder'] and robot.link_names == ['base', 'upper']
     np.testing.assert_allclose(robot.forward_kinematics([np.pi / 2], 'upper')[:3, 0], [0, 1, 0],
                                atol=1e-15)
+
+
+@pytest.mark.parametrize('extra', [
+    '<safety_controller soft_lower_limit="-0.5" k_velocity="fast" k_position="?"/>',
+    '<limit effort="1" velocity="2" stiffness="high"/><mimic joint="shoulder" spring="x"/>',
+    '<axis xyz="0 1 0" frame="?"/><origin xyz="0 0 0.3" rpy="0 0 0" frame="?"/>',
+])
+def test_attributes_kinematics_does_not_read_are_ignored(extra):
+    text = ARM.replace('<origin xyz="0 0 0.3" rpy="0 0 0"/><axis xyz="0 1 0"/></joint>',
+                       f'{extra}</joint>')
+    assert extra in text
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        robot = load_urdf(text)
+    assert robot.joint('elbow').type == 'continuous'

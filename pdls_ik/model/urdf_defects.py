@@ -90,6 +90,7 @@ def listing(items: List[str], most: int = 6) -> str:
 
 
 def check_origin(elem: ET.Element, prefix: str = '') -> None:
+    """Check the ``<origin>`` of ``elem`` (xyz, rpy: 3 finite numbers each)."""
     origin = elem.find('origin')
     if origin is not None:
         for attr in ('xyz', 'rpy'):
@@ -98,6 +99,7 @@ def check_origin(elem: ET.Element, prefix: str = '') -> None:
 
 
 def check_link(link: ET.Element) -> None:
+    """Check a link's ``<inertial>``: origin, a non-negative mass, finite inertia."""
     inertial = link.find('inertial')
     if inertial is None:
         return
@@ -134,10 +136,11 @@ def _check_limits(name: str, jtype: str, joint: ET.Element, report: Report,
             notes[kind].append(f"'{name}' ({', '.join(attrs)})")
     soft = joint.find('safety_controller')
     bounds = [('lower', lower), ('upper', upper)]
-    if jtype != 'continuous':
-        bounds += [(f'soft_{attr}_limit', _optional(soft, f'soft_{attr}_limit',
+    soft_bounds = [(f'soft_{attr}_limit', _optional(soft, f'soft_{attr}_limit',
                                                     'safety_controller'))
-                   for attr in ('lower', 'upper')]
+                   for attr in ('lower', 'upper')]  # validated always, used when bounded
+    if jtype != 'continuous':
+        bounds += soft_bounds
     huge = [f'{attr} {value:g}' for attr, value in bounds
             if value is not None and abs(value) >= UNLIMITED_BOUND]
     if huge:
@@ -161,6 +164,12 @@ def _check_limits(name: str, jtype: str, joint: ET.Element, report: Report,
 
 
 def check_joint(joint: ET.Element, report: Report, notes: Dict[str, List[str]]) -> None:
+    """
+    Check one joint: origin, type, axis, limits, soft limits, mimic numbers.
+
+    :param notes: rule kind (a key of :data:`NOTES`) → items, appended to.
+    :raises Defect: the first defect found (the joint is then disabled).
+    """
     name = joint.get('name')
     jtype = joint.get('type')
     try:

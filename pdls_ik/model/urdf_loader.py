@@ -41,27 +41,37 @@ from pdls_ik.model.urdf_source import parse_xml, read_source, Source
 
 __all__ = ['load_urdf', 'read_source', 'Source']
 
-_LIMIT_DEFAULTS = {'effort': 'inf', 'velocity': 'inf'}  # absent: no limit given
-_SAFETY_DEFAULTS = {'k_velocity': '0'}  # required by urdf_parser_py, never read here
+#: the attributes copied for urdf_parser_py (all validated), with the values of absent ones
+#: (None: left absent)
+_ATTRIBUTES = {
+    'origin': {'xyz': None, 'rpy': None}, 'axis': {'xyz': None},
+    'limit': {'lower': None, 'upper': None, 'effort': 'inf', 'velocity': 'inf'},
+    'safety_controller': {'soft_lower_limit': None, 'soft_upper_limit': None},
+    'mimic': {'joint': None, 'multiplier': None, 'offset': None},
+    'inertial': {}, 'mass': {'value': None},
+    'inertia': dict.fromkeys(('ixx', 'ixy', 'ixz', 'iyy', 'iyz', 'izz'), '0'),
+}
 
 
-_INERTIA_DEFAULTS = dict.fromkeys(('ixx', 'ixy', 'ixz', 'iyy', 'iyz', 'izz'), '0')
-
-
-def _copy(parent: ET.Element, elem: Optional[ET.Element], defaults: Dict[str, str] = None
-          ) -> Optional[ET.Element]:
-    """Append a copy of ``elem``'s attributes to ``parent`` (defaults filled), and return it."""
-    if elem is not None:
-        return ET.SubElement(parent, elem.tag, {**(defaults or {}), **elem.attrib})
-    return None
+def _copy(parent: ET.Element, elem: Optional[ET.Element]) -> Optional[ET.Element]:
+    """Append ``elem`` with the attributes of :data:`_ATTRIBUTES` to ``parent``; return it."""
+    if elem is None:
+        return None
+    attributes = {}
+    for attr, default in _ATTRIBUTES[elem.tag].items():
+        value = elem.get(attr, default)
+        if value is not None:
+            attributes[attr] = value
+    if elem.tag == 'safety_controller':
+        attributes['k_velocity'] = '0'  # required by urdf_parser_py, never read here
+    return ET.SubElement(parent, elem.tag, attributes)
 
 
 def _copy_inertial(parent: ET.Element, inertial: Optional[ET.Element]) -> None:
     new = _copy(parent, inertial)
     if new is not None:
-        _copy(new, inertial.find('origin'))
-        _copy(new, inertial.find('mass'))
-        _copy(new, inertial.find('inertia'), _INERTIA_DEFAULTS)
+        for tag in ('origin', 'mass', 'inertia'):
+            _copy(new, inertial.find(tag))
 
 
 def kinematic_copy(root: ET.Element, report: Report) -> ET.Element:
@@ -89,9 +99,8 @@ def kinematic_copy(root: ET.Element, report: Report) -> ET.Element:
         if not broken and joint.get('type') in MOVING_TYPES + ('planar',):
             _copy(new, joint.find('axis'))
         if not broken and joint.get('type') in MOVING_TYPES:
-            _copy(new, joint.find('limit'), _LIMIT_DEFAULTS)
-            _copy(new, joint.find('safety_controller'), _SAFETY_DEFAULTS)
-            _copy(new, joint.find('mimic'))
+            for tag in ('limit', 'safety_controller', 'mimic'):
+                _copy(new, joint.find(tag))
     return robot
 
 
