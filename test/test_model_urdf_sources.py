@@ -112,3 +112,12 @@ def test_cli_reads_any_encoding_and_refuses_bad_bytes_in_one_line(tmp_path, caps
     out, err = capsys.readouterr()
     assert out == '' and len(err.strip().splitlines()) == 1
     assert 'byte 0xFC at line 1, column 25 (byte offset 24) is not valid utf-8' in err
+
+
+@pytest.mark.parametrize('source,match', [
+    (None, 'expected a path, XML text or bytes, got NoneType'), (3, 'got int'),
+    ('arm\x00.urdf', 'embedded null byte'), ('x' * 5000, r"'x{200}\.\.\.': cannot read it"),
+])
+def test_odd_sources_are_named(source, match):
+    with pytest.raises(URDFError, match=match):
+        load_urdf(source)

@@ -57,20 +57,25 @@ def read_source(source: Source) -> Tuple[XMLData, str]:
     :return: the XML as ``str`` (text given as text, leading blanks and BOM removed) or
         ``bytes`` (files and bytes input), and a label for messages ("URDF file 'x.urdf'").
     :raises URDFError: an empty source; a file that cannot be read (missing, a folder, no
-        permission), naming the path.
+        permission, a name too long or with a NUL), naming the path; a source of another type.
     """
     if isinstance(source, (str, bytes)) and (_looks_like_xml(source) or not source.strip()):
         if isinstance(source, str):
             return source.lstrip('\ufeff \t\r\n'), 'URDF string'
         return source, 'URDF bytes'
-    path = Path(os.fsdecode(source))
     try:
-        return path.read_bytes(), f"URDF file '{path}'"
-    except OSError as exc:
-        reason = exc.strerror or str(exc)
+        path = Path(os.fsdecode(source))
+    except TypeError:
+        raise URDFError(f'robot description: expected a path, XML text or bytes, got '
+                        f'{type(source).__name__}') from None
+    shown = str(path) if len(str(path)) <= 200 else f'{str(path)[:200]}...'
+    try:
+        return path.read_bytes(), f"URDF file '{shown}'"
+    except (OSError, ValueError) as exc:  # ValueError: a NUL character in the path
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         hint = '' if path.suffix or path.parent != Path('.') else \
             " (a URDF given as text must start with '<')"
-        raise URDFError(f"URDF file '{path}': cannot read it: {reason}{hint}") from None
+        raise URDFError(f"URDF file '{shown}': cannot read it: {reason}{hint}") from None
 
 
 def _is_blank(data: XMLData) -> bool:
