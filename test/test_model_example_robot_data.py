@@ -17,7 +17,7 @@ Every URDF of the ``example-robot-data`` package (PyPI, a test dependency) again
 
 Each file that Pinocchio's urdfdom parser loads must load here, and the pose of every link must
 agree with Pinocchio's to 1e-10 at random configurations within the limits (mimic followers set
-from their master, disabled joints at 0 in both). A file we refuse must be one urdfdom refuses
+from their master, disabled joints at 0 in both), as must the Jacobians of the deepest leaves. A file we refuse must be one urdfdom refuses
 too, for the reason listed in ``REFUSED``. Meshes are never needed: kinematics reads none.
 """
 from __future__ import annotations
@@ -71,6 +71,23 @@ def _random_q(robot, rng):
     return rng.uniform(lo, hi)
 
 
+def _leaves(robot):
+    """Leaf links whose chain from the root has moving joints and no floating/planar/disabled."""
+    parents = {j.parent for j in robot.joints}
+    leaves = []
+    for joint in robot.joints:
+        link = robot.link_names[joint.child]
+        if joint.child in parents:
+            continue
+        try:
+            chain = robot.chain(link, robot.root_link)
+        except JointError:
+            continue
+        if chain.names and not chain.passive:
+            leaves.append((-len(chain.names), link))
+    return [link for _, link in sorted(leaves)]
+
+
 def _pinocchio_q(model, robot, q):
     """Pinocchio's configuration: ours by joint name, mimic followers from their master."""
     pin = pytest.importorskip('pinocchio')
@@ -117,6 +134,16 @@ def test_loads_what_urdfdom_loads_and_fk_agrees_with_pinocchio(rel, path):
         for link, fid in frames.items():
             np.testing.assert_allclose(ours[link], data.oMf[fid].homogeneous, rtol=0,
                                        atol=1e-10, err_msg=f'{rel}: link {link}')
+    for link in _leaves(robot)[:4]:   # Jacobians too, mimic columns summed into the master's
+        J = pin.computeFrameJacobian(model, data, _pinocchio_q(model, robot, q), frames[link],
+                                     pin.LOCAL_WORLD_ALIGNED)
+        expected = np.zeros((6, robot.n))
+        for joint in robot.joints:
+            if joint.moving:
+                expected[:, joint.index] += joint.multiplier * J[:, model.idx_vs[
+                    model.getJointId(joint.name)]]
+        np.testing.assert_allclose(robot.jacobian(q, link), expected, rtol=0, atol=1e-10,
+                                   err_msg=f'{rel}: Jacobian of {link}')
 
 
 @pytest.mark.skipif(not FILES, reason=NO_DATA)
