@@ -135,8 +135,8 @@ class Linkage:
     :ivar root_link: the link without a parent joint.
     :ivar base_link: default base frame of queries (``root_link`` unless given).
     :ivar lower, upper: (n,) position limits, rad or m, ±inf for continuous joints and bounds
-        of magnitude >= 1e6; a mimic master's include its followers' (:meth:`Limits.
-        with_followers`).
+        of magnitude >= 1e6; a mimic master's include its followers'
+        (:meth:`Limits.with_followers`).
     :ivar velocity_limits, effort_limits: (n,) rad/s or m/s, N·m or N; inf if absent or 0; a
         mimic master's velocity limit includes its followers'.
     :ivar soft_lower, soft_upper: (n,) ``<safety_controller>`` limits, else the hard limits.
