@@ -129,11 +129,10 @@ def _check_limits(name: str, jtype: str, joint: ET.Element, report: Report,
     limit = joint.find('limit')
     lower = _optional(limit, 'lower', 'limit')
     upper = _optional(limit, 'upper', 'limit')
-    rates = {attr: _optional(limit, attr, 'limit') for attr in ('velocity', 'effort')}
-    for kind, test in (('zero', lambda v: 0 <= v < MIN_RATE), ('negative', lambda v: v < 0)):
-        attrs = [attr for attr, value in rates.items() if value is not None and test(value)]
-        if attrs:
-            notes[kind].append(f"'{name}' ({', '.join(attrs)})")
+    velocity = _optional(limit, 'velocity', 'limit')
+    _optional(limit, 'effort', 'limit')  # same rule as velocity, never noted: never used here
+    if velocity is not None and velocity < MIN_RATE:
+        notes['zero' if abs(velocity) < MIN_RATE else 'negative'].append(f"'{name}'")
     soft = joint.find('safety_controller')
     bounds = [('lower', lower), ('upper', upper)]
     soft_bounds = [(f'soft_{attr}_limit', _optional(soft, f'soft_{attr}_limit',
@@ -235,8 +234,8 @@ def check_mimics(joints: Dict[str, ET.Element], report: Report) -> None:
 
 
 NOTES = {
-    'zero': 'limit velocity/effort 0 (or below DBL_EPSILON) read as "no limit given", as '
+    'zero': 'limit velocity 0 (or below DBL_EPSILON) read as "no velocity limit given", as '
             "urdfdom's default and MoveIt do",
-    'negative': 'negative limit velocity/effort read as its magnitude, as MoveIt does',
+    'negative': 'negative limit velocity read as its magnitude, as MoveIt does',
     'unlimited': f'position bounds of magnitude >= {UNLIMITED_BOUND:g} read as unlimited (±inf)',
 }

@@ -25,7 +25,8 @@ position bound (``lower``,  ``|x| >= UNLIMITED_BOUND`` (1e6 rad or m, e.g. ±1e1
 ``velocity``, ``effort``    0, a denormal, anything below ``MIN_RATE`` (DBL_EPSILON): *no limit
                             given* (inf), with a note; urdfdom writes 0 when the attribute is
                             missing, and MoveIt reads these the same way. Negative: its
-                            magnitude, with a note (as MoveIt does).
+                            magnitude, with a note (as MoveIt does). Effort: the same rule,
+                            without a note (kinematics never uses it).
 ``axis xyz``                scaled by its largest component before normalizing, so huge
                             (1e200, DBL_MAX) and tiny (denormal) components normalize without
                             overflow or underflow; an axis whose largest component is below
