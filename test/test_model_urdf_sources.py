@@ -121,3 +121,9 @@ def test_cli_reads_any_encoding_and_refuses_bad_bytes_in_one_line(tmp_path, caps
 def test_odd_sources_are_named(source, match):
     with pytest.raises(URDFError, match=match):
         load_urdf(source)
+
+
+def test_text_with_undecodable_characters_names_the_position():
+    text = '<robot name="x">\n  <link name="S\udce9"/></robot>'   # surrogateescape of 0xE9
+    with pytest.raises(URDFError, match=r"'\\udce9' at line 2, column 16 is a lone surrogate"):
+        load_urdf(text)

@@ -133,6 +133,12 @@ def parse_xml(data: XMLData, label: str) -> ET.Element:
     except ET.ParseError as exc:
         bad = _undecodable(data, label) if isinstance(data, bytes) else None
         raise (bad or URDFError(f'{label} is not well-formed XML: {exc}')) from None
+    except UnicodeEncodeError as exc:  # text holding lone surrogates (undecodable bytes)
+        head = data[:exc.start]
+        line, column = head.count('\n') + 1, exc.start - (head.rfind('\n') + 1) + 1
+        raise URDFError(f'{label}: character {data[exc.start]!r} at line {line}, column '
+                        f'{column} is a lone surrogate, not text (bytes decoded with errors='
+                        "'surrogateescape'?); pass the bytes or the file instead") from None
     except LookupError:  # an encoding name expat hands to Python's codecs, unknown there
         raise (_undecodable(data, label) or URDFError(f'{label}: unknown character encoding')) \
             from None
