@@ -126,3 +126,10 @@ def test_trajectories_keep_the_follower_velocity():
     for point in trajectory.points:
         assert -1.0 - 1e-12 <= point.positions[j1] <= 1.0 + 1e-12
         assert -0.4 - 1e-12 <= point.positions[j2] <= 0.6 + 1e-12
+
+
+def test_a_master_with_an_empty_range_stays_put():
+    text = _arm().replace('lower="-2" upper="2"', 'lower="1.5" upper="1.5"')
+    with pytest.warns(URDFWarning, match="'j1': limit lower = upper = 1.5: empty range"):
+        robot = load_urdf(text)
+    assert (robot.lower[0], robot.upper[0]) == (1.5, 1.5)   # the follower's [-1, 1] is moot

@@ -108,7 +108,9 @@ class Limits:
             if not own.lower[k] < own.upper[k]:
                 continue
             a, b = master_range(own.lower[k], own.upper[k], mult, off)
-            if max(lo[i], a) >= min(hi[i], b) and lo[i] < hi[i]:
+            if max(lo[i], a) >= min(hi[i], b):
+                if lo[i] == hi[i]:
+                    continue  # the master does not move anyway (an empty range of its own)
                 notes.append(f"joint '{joint.name}': its range [{own.lower[k]:g}, "
                              f'{own.upper[k]:g}] through <mimic> (θ = {mult:g} · {master} '
                              f"{off:+g}) needs '{master}' in [{a:g}, {b:g}], which leaves "
