@@ -262,3 +262,22 @@ def test_attributes_kinematics_does_not_read_are_ignored(extra):
         warnings.simplefilter('error')
         robot = load_urdf(text)
     assert robot.joint('elbow').type == 'continuous'
+
+
+def test_a_task_naming_a_disabled_joint_raises_its_defect():
+    from pdls_ik import IKSolver
+    from pdls_ik.trajectory import plan_to
+    text = _robot(_joint('j1', 'a', 'b', 'revolute', "<axis xyz='0 0 1'/><limit lower='-1' "
+                                                     "upper='1' effort='1' velocity='1'/>"),
+                  _joint('j2', 'b', 'c', 'revolute', "<origin xyz='0.5 0 0'/><limit "
+                                                     "lower='1' upper='-1' effort='1' "
+                                                     "velocity='1'/>"))
+    with pytest.warns(URDFWarning, match="joint 'j2': limit lower 1 > upper -1"):
+        robot = load_urdf(text)
+    assert robot.joint_names == ['j1']
+    with pytest.raises(JointError, match='lower 1 > upper -1') as info:
+        IKSolver(robot, 'b', locked_joints=['j2'], locked_positions=[0.0])
+    assert info.value.joint == 'j2'
+    assert plan_to(robot, [0.0], [0.5]).joint_names == ['j1']
+    result = IKSolver(robot, 'b').solve(robot.forward_kinematics([0.5], 'b'), seed=[0.0])
+    assert result.success and result.q[0] == pytest.approx(0.5, abs=1e-6)
