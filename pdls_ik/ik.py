@@ -316,12 +316,14 @@ def periodic_variables(linkage) -> Array:
     """
     Return the (n,) bool mask of the variables whose values θ and θ + 2π give the same pose.
 
-    Revolute (not continuous: those have no limits and are wrapped) joints whose every motion,
+    Revolute (not continuous: those have no limits and are wrapped) joints with finite limits
+    (a bound of magnitude >= 1e6 is unlimited: nothing to turn into) whose every motion,
     mimic joints included, is a rotation by an integer multiple of the variable. One-shot
     solves let such a variable go beyond a limit onto its image a turn away
     (:mod:`pdls_ik.pdls.periodic`).
     """
     periodic = np.array([t == 'revolute' for t in linkage.joint_types], dtype=bool)
+    periodic &= np.isfinite(linkage.lower) & np.isfinite(linkage.upper)  # no image at ±inf
     for joint in linkage.joints:
         if joint.moving and joint.index >= 0 and not (
                 joint.revolute and float(joint.multiplier).is_integer()):

@@ -105,7 +105,7 @@ def test_a_follower_range_that_would_lock_the_master_is_ignored_and_named():
 
 def test_ik_keeps_master_and_follower_within_their_limits():
     robot = _quiet(_arm())
-    ik = IKSolver(robot, 'tip', position_only=True, timeout=0.2)
+    ik = IKSolver(robot, 'tip', position_only=True, timeout=0.5, backend='numpy')
     inside = robot.forward_kinematics([0.8, 0.3], 'tip')
     result = ik.solve(inside)
     assert result.success and result.position_error < 1e-6

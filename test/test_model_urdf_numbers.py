@@ -20,6 +20,7 @@ import warnings
 
 import numpy as np
 from pdls_ik import IKSolver
+from pdls_ik._accel import available as numba_available
 from pdls_ik.cli import main
 from pdls_ik.errors import JointError
 from pdls_ik.model import load_urdf, URDFWarning
@@ -27,6 +28,10 @@ from pdls_ik.model.joint_vector import sampling_range
 from pdls_ik.model.urdf_rules import master_range, master_rate, unit_axis
 import pytest
 from scipy.spatial.transform import Rotation
+
+BACKENDS = ['numpy', pytest.param('numba', marks=pytest.mark.skipif(
+    not numba_available(), reason='numba not installed (optional accelerator: pip install numba)'
+))]
 
 DBL_MAX = sys.float_info.max
 ARM = """<robot name="r"><link name="a"/><link name="b"/><link name="c"/><link name="tip"/>
@@ -81,7 +86,8 @@ def test_small_but_normal_velocity_is_kept():
 # ------------------------------------------------------------------------ position bounds
 @pytest.mark.parametrize('lower,upper', [('-1e300', '1e300'), (f'{-DBL_MAX!r}', f'{DBL_MAX!r}'),
                                          ('-1e16', '1e16'), ('-inf', 'inf'), ('-1e6', '1e6')])
-def test_huge_bounds_are_unlimited_and_ik_still_solves(lower, upper):
+@pytest.mark.parametrize('backend', BACKENDS)
+def test_huge_bounds_are_unlimited_and_ik_still_solves(lower, upper, backend):
     robot = _load_quietly_except(
         _arm(f'lower="{lower}" upper="{upper}" effort="1" velocity="1"'),
         'read as unlimited (±inf)')
@@ -90,7 +96,8 @@ def test_huge_bounds_are_unlimited_and_ik_still_solves(lower, upper):
     q = np.array([2.5, 1.0])
     goal = robot.forward_kinematics(q, 'tip')
     with np.errstate(over='raise', invalid='raise'):
-        result = IKSolver(robot, 'tip', position_only=True, timeout=1.0).solve(goal)
+        solver = IKSolver(robot, 'tip', position_only=True, timeout=5.0, backend=backend)
+        result = solver.solve(goal)
     assert result.success and result.position_error < 1e-5
     np.testing.assert_allclose(robot.forward_kinematics(result.q, 'tip')[:3, 3], goal[:3, 3],
                                atol=1e-5)
@@ -98,7 +105,8 @@ def test_huge_bounds_are_unlimited_and_ik_still_solves(lower, upper):
 
 @pytest.mark.parametrize('lower,upper,inside', [('4', '1e300', (4, np.inf)),
                                                 ('-1e300', '-4', (-np.inf, -4))])
-def test_one_unlimited_side_keeps_the_other(lower, upper, inside):
+@pytest.mark.parametrize('backend', BACKENDS)
+def test_one_unlimited_side_keeps_the_other(lower, upper, inside, backend):
     robot = _load_quietly_except(
         _arm(f'lower="{lower}" upper="{upper}" effort="1" velocity="1"'), 'unlimited')
     assert (robot.lower[0], robot.upper[0]) == inside
@@ -106,7 +114,7 @@ def test_one_unlimited_side_keeps_the_other(lower, upper, inside):
     assert lo[0] < hi[0] and inside[0] <= lo[0] and hi[0] <= inside[1]
     q = np.array([5.0 if inside[0] == 4 else -5.0, 1.0])
     goal = robot.forward_kinematics(q, 'tip')
-    result = IKSolver(robot, 'tip', position_only=True, timeout=1.0).solve(goal)
+    result = IKSolver(robot, 'tip', position_only=True, timeout=5.0, backend=backend).solve(goal)
     assert result.success and inside[0] <= result.q[0] <= inside[1]
 
 
