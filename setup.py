@@ -61,6 +61,7 @@ setup(
         # self-collision: trimesh fits capsules to collision meshes (pdls_ik.model.collision);
         # example-robot-data has the Panda's meshes the tests fit; coal checks the distances
         'collision': ['trimesh>=4'],
+        # example-robot-data: 69 real URDFs (PR2, Talos, iCub, ...) loaded against Pinocchio
         'test': ['pytest>=7', 'pin>=2.6', 'coal>=3', 'trimesh>=4', 'example-robot-data>=4.1',
                  'flake8>=6', 'flake8-builtins>=2.1',
                  'flake8-comprehensions>=3.10', 'flake8-docstrings>=1.6',

@@ -55,6 +55,7 @@ from typing import Optional
 import numpy as np
 from numpy.typing import NDArray
 from pdls_ik.errors import InputError, LinkError
+from pdls_ik.model.joint_vector import sampling_range
 from pdls_ik.pdls.periodic import turn_into_limits
 from pdls_ik.trajectory import wrap_angle
 
@@ -129,8 +130,7 @@ class ChainArrays:
         self.upper = np.asarray(linkage.upper, dtype=float)
         self.continuous = np.asarray(linkage.continuous, dtype=bool)
         self.periodic = periodic_variables(linkage)
-        self.sample_lo = np.where(np.isfinite(self.lower), self.lower, -math.pi)
-        self.sample_hi = np.where(np.isfinite(self.upper), self.upper, math.pi)
+        self.sample_lo, self.sample_hi = sampling_range(self.lower, self.upper)
         self.free = np.any(self.select != 0.0, axis=0)
         self.rows = np.arange(self.m)
         aligned = chain.axis_aligned

@@ -38,6 +38,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 from numpy.typing import NDArray
+from pdls_ik.model.joint_vector import sampling_range
 from pdls_ik.tasks import middle_of_limits
 from scipy.spatial.transform import Rotation
 
@@ -125,8 +126,7 @@ def dexterous_homes(linkage, tip: str, base: Optional[str] = None, candidates: i
     zero configuration, for instance).
     """
     lower, upper = np.asarray(linkage.lower, float), np.asarray(linkage.upper, float)
-    lo = np.where(np.isfinite(lower), lower, -math.pi)
-    hi = np.where(np.isfinite(upper), upper, math.pi)
+    lo, hi = sampling_range(lower, upper)
     middle = middle_of_limits(lower, upper)
     rng = np.random.default_rng(0)
     draws = rng.uniform(lo + margin * (hi - lo), hi - margin * (hi - lo),

@@ -31,6 +31,7 @@ import numpy as np
 from numpy.typing import NDArray
 from pdls_ik.errors import ConfigError, InputError, JointError, PDLSIKError
 from pdls_ik.levels import LevelStack
+from pdls_ik.model.joint_vector import sampling_range
 from pdls_ik.pdls import Level
 from pdls_ik.task_config import TaskConfig
 from pdls_ik.task_solver import level_tolerance, task_error
@@ -95,8 +96,7 @@ def moved_variables(tasks: Sequence[Task], lower: Array, upper: Array) -> NDArra
 
     :raises ConfigError: a task that cannot be evaluated at any of those configurations.
     """
-    lo = np.where(np.isfinite(lower), lower, -np.pi)
-    hi = np.where(np.isfinite(upper), upper, np.pi)
+    lo, hi = sampling_range(lower, upper)
     rng = np.random.default_rng(0)
     samples = [0.5 * (lo + hi)] + [rng.uniform(lo, hi) for _ in range(_SAMPLES)]
     moved = np.zeros(lower.size, dtype=bool)

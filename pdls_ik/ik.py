@@ -45,6 +45,7 @@ from pdls_ik.errors import ConfigError, InputError, JointError, LinkError
 from pdls_ik.extra_tasks import ExtraTasks, moved_variables, resolve_tasks
 from pdls_ik.levels import LevelStack
 from pdls_ik.model.joint_vector import check_joint_vector
+from pdls_ik.model.joint_vector import sampling_range
 from pdls_ik.pdls.periodic import turn_into_limits
 from pdls_ik.tasks import FrameTask, JointLockTask, middle_of_limits, PostureTask
 from pdls_ik.trajectory import wrap_angle
@@ -322,12 +323,14 @@ def periodic_variables(linkage) -> Array:
     """
     Return the (n,) bool mask of the variables whose values θ and θ + 2π give the same pose.
 
-    Revolute (not continuous: those have no limits and are wrapped) joints whose every motion,
+    Revolute (not continuous: those have no limits and are wrapped) joints with finite limits
+    (a bound of magnitude >= 1e6 is unlimited: nothing to turn into) whose every motion,
     mimic joints included, is a rotation by an integer multiple of the variable. One-shot
     solves let such a variable go beyond a limit onto its image a turn away
     (:mod:`pdls_ik.pdls.periodic`).
     """
     periodic = np.array([t == 'revolute' for t in linkage.joint_types], dtype=bool)
+    periodic &= np.isfinite(linkage.lower) & np.isfinite(linkage.upper)  # no image at ±inf
     for joint in linkage.joints:
         if joint.moving and joint.index >= 0 and not (
                 joint.revolute and float(joint.multiplier).is_integer()):
@@ -399,8 +402,7 @@ class IKSolver:
         # (clamped_joints): q <= near_lower or q >= near_upper
         tol = 1e-9 * np.maximum(1.0, np.abs(np.where(np.isfinite(self.lower), self.lower, 0.0)))
         near_lower, near_upper = (self.lower + tol).tolist(), (self.upper - tol).tolist()
-        self._sample_lo = np.where(np.isfinite(self.lower), self.lower, -math.pi)
-        self._sample_hi = np.where(np.isfinite(self.upper), self.upper, math.pi)
+        self._sample_lo, self._sample_hi = sampling_range(self.lower, self.upper)
         free_orientation = cfg.position_only or cfg.orientation_tolerance >= math.pi
         self.frame = FrameTask(linkage, tip, base, orientation_mask=(0, 0, 0) if
                                free_orientation else (1, 1, 1),

@@ -40,6 +40,7 @@ from numpy.typing import NDArray
 from pdls_ik import pdls
 from pdls_ik.config import IKConfig
 from pdls_ik.levels import LevelStack
+from pdls_ik.model.joint_vector import sampling_range
 from pdls_ik.pdls.levels import PreparedLevels
 from pdls_ik.tasks.base import POSTURE, Task
 from pdls_ik.trajectory import wrap_angle
@@ -269,8 +270,7 @@ class TaskSolver:
                                            time.perf_counter() - t0 < timeout):
             start = theta0.copy()
             lo, up = self.lower[self._sampled], self.upper[self._sampled]
-            start[self._sampled] = rng.uniform(np.where(np.isfinite(lo), lo, -np.pi),
-                                               np.where(np.isfinite(up), up, np.pi))
+            start[self._sampled] = rng.uniform(*sampling_range(lo, up))
             attempt = self._attempt(start)
             iterations += attempt[4]
             restarts += 1

@@ -94,9 +94,23 @@ def test_bad_input_is_one_line_and_exit_2(capsys, argv, message):
     assert len(err.strip().splitlines()) == 1 and message in err
 
 
+@pytest.mark.parametrize('case,file,joint,tip', [
+    ('C02', 'axis_zero.urdf', 'shoulder', 'flange'),
+    ('C03', 'revolute_no_limit.urdf', 'elbow', 'tip'),
+])
+def test_a_disabled_joint_is_listed_and_refused_when_used(capsys, case_dir, case, file, joint,
+                                                          tip):
+    path = str(case_dir(case) / file)
+    code, out, err = _run(capsys, 'info', path)
+    assert code == 0 and f"disabled joint '{joint}'" in out
+    assert err.startswith(f"pdls-ik info: warning: joint '{joint}'") and len(err.splitlines()) == 1
+    code, out, err = _run(capsys, 'fk', path, tip)
+    lines = err.strip().splitlines()
+    assert code == 2 and out == '' and len(lines) == 2
+    assert lines[1].startswith(f"pdls-ik fk: error: joint '{joint}'")
+
+
 @pytest.mark.parametrize('case,file,message', [
-    ('C02', 'axis_zero.urdf', 'shoulder'),
-    ('C03', 'revolute_no_limit.urdf', 'elbow'),
     ('C09', 'two_roots.urdf', 'gripper_adapter'),
     ('C10', 'unexpanded_xacro.urdf', '${column_height/2}'),
 ])

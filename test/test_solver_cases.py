@@ -24,7 +24,7 @@ import math
 import numpy as np
 from pdls_ik.errors import InputError, LinkError, URDFError
 from pdls_ik.ik import IKSolver
-from pdls_ik.model import load_urdf
+from pdls_ik.model import load_urdf, URDFWarning
 from pdls_ik.trajectory import plan_to, wrap_angle
 import pytest
 from scipy.spatial.transform import Rotation
@@ -82,8 +82,11 @@ def test_c06_mimic_joint_follows_its_master(case_dir):
     assert res.success and res.position_error < 1e-4
     assert res.q[0] == pytest.approx(0.6, abs=1e-4)
     assert robot.mimic_values(res.q)['j2'] == pytest.approx(0.4, abs=1e-4)
-    with pytest.raises(URDFError, match='j_does_not_exist'):
-        load_urdf(folder / 'mimic_missing.urdf')
+    with pytest.warns(URDFWarning, match="'j2': <mimic> refers to unknown joint "
+                                         "'j_does_not_exist'"):
+        broken = load_urdf(folder / 'mimic_missing.urdf')
+    with pytest.raises(URDFError, match='j_does_not_exist'):   # a JointError naming j2
+        IKSolver(broken, 'tip', 'base_link', position_only=True)
 
 
 # ------------------------------------------------------------------ C11 quaternions

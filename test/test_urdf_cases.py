@@ -36,11 +36,33 @@ def _pos(robot, q, link, base=None):
     return robot.forward_kinematics(q, link, base)[:3, 3]
 
 
+def _disabled(source, joint, why, tip):
+    """
+    Load ``source`` and check that ``joint`` is disabled, not refused.
+
+    One warning line names ``joint`` and ``why``; it is not a variable, and a chain through it
+    (the root to ``tip``, its own parent to child) raises JointError(why).
+    """
+    with pytest.warns(URDFWarning, match=f"joint '{joint}': .*{why}.*disabled"):
+        robot = load_urdf(source)
+    assert joint in robot.joint_defects and joint not in robot.joint_names
+    with pytest.raises(JointError, match='disabled when the URDF was loaded') as info:
+        robot.chain(tip)
+    assert info.value.joint in robot.joint_defects  # the first disabled joint on the path
+    record = robot.joint(joint)
+    for use in (lambda: robot.chain(robot.link_names[record.child],
+                                    robot.link_names[record.parent]),
+                lambda: robot.joint_index(joint)):
+        with pytest.raises(JointError, match=why) as info:
+            use()
+        assert info.value.joint == joint
+    return robot
+
+
 # --------------------------------------------------------------------------------- C02 axis
-def test_c02_zero_axis_on_moving_joint_is_an_error(case_dir):
-    with pytest.raises(JointError, match='zero') as info:
-        load_urdf(case_dir('C02') / 'axis_zero.urdf')
-    assert info.value.joint == 'shoulder'
+def test_c02_zero_axis_on_moving_joint_is_an_error_when_used(case_dir):
+    robot = _disabled(case_dir('C02') / 'axis_zero.urdf', 'shoulder', 'zero', 'flange')
+    assert robot.n == 0
 
 
 def test_c02_zero_axis_on_fixed_joint_is_ignored(case_dir):
@@ -78,9 +100,8 @@ AXIS_JOINT = """<robot name="r"><link name="a"/><link name="b"/>
     ('1 0', 'needs 3'), ('1 0 0 0', 'needs 3'), ('', 'needs 3'), ('x y z', 'not a number'),
 ])
 def test_c02_every_degenerate_axis_names_the_joint(jtype, axis, why):
-    with pytest.raises(JointError, match=why) as info:
-        load_urdf(AXIS_JOINT.format(jtype=jtype, axis=axis))
-    assert info.value.joint == 'hinge'
+    robot = _disabled(AXIS_JOINT.format(jtype=jtype, axis=axis), 'hinge', why, 'b')
+    np.testing.assert_array_equal(robot.forward_kinematics_all([])['b'], np.eye(4))
 
 
 def test_c02_missing_axis_defaults_to_x():
@@ -93,16 +114,12 @@ def test_c02_missing_axis_defaults_to_x():
 # ------------------------------------------------------------------------------- C03 limits
 @pytest.mark.parametrize('file,joint,jtype', [('revolute_no_limit.urdf', 'elbow', 'revolute'),
                                               ('prismatic_no_limit.urdf', 'slide', 'prismatic')])
-def test_c03_moving_joint_without_limit_is_an_error(case_dir, file, joint, jtype):
-    with pytest.raises(JointError, match=f'{jtype}.*<limit>') as info:
-        load_urdf(case_dir('C03') / file)
-    assert info.value.joint == joint
+def test_c03_moving_joint_without_limit_is_an_error_when_used(case_dir, file, joint, jtype):
+    _disabled(case_dir('C03') / file, joint, f'{jtype}.*<limit>', 'tip')
 
 
 def test_c03_lower_greater_than_upper_names_both_numbers(case_dir):
-    with pytest.raises(JointError, match=r'lower 1 > upper -1') as info:
-        load_urdf(case_dir('C03') / 'lower_gt_upper.urdf')
-    assert info.value.joint == 'elbow'
+    _disabled(case_dir('C03') / 'lower_gt_upper.urdf', 'elbow', 'lower 1 > upper -1', 'tip')
 
 
 def test_c03_limit_without_bounds_loads_with_empty_range_warning(case_dir):
@@ -120,17 +137,15 @@ LIMIT = """<robot name="r"><link name="a"/><link name="b"/>
 
 
 @pytest.mark.parametrize('attrs,why', [
-    ('lower="nan" upper="1" effort="1" velocity="1"', 'NaN'),
-    ('lower="-1" upper="inf" effort="1" velocity="1"', 'infinity'),
-    ('lower="-1" upper="1" effort="1" velocity="-inf"', 'infinity'),
+    ('lower="nan" upper="1" effort="1" velocity="1"', 'limit lower.*NaN'),
     ('lower="-1" upper="one" effort="1" velocity="1"', 'not a number'),
-    ('lower="-1" upper="1" effort="-5" velocity="1"', 'negative'),
+    ('lower="-1" upper="1" effort="1" velocity="nan"', 'limit velocity.*NaN'),
     ('lower="0.5" upper="0.4999" effort="1" velocity="1"', 'lower 0.5 > upper 0.4999'),
+    ('lower="inf" upper="inf" effort="1" velocity="1"', 'lower inf, upper inf leaves no range'),
+    ('lower="-1" upper="-1e300" effort="1" velocity="1"', 'upper -1e\\+300 leaves no range'),
 ])
 def test_c03_every_bad_limit_names_the_joint(attrs, why):
-    with pytest.raises(JointError, match=why) as info:
-        load_urdf(LIMIT.format(attrs=attrs))
-    assert info.value.joint == 'elbow'
+    _disabled(LIMIT.format(attrs=attrs), 'elbow', why, 'b')
 
 
 def test_c03_equal_bounds_warn_and_soft_limits_are_read():
@@ -188,10 +203,13 @@ def test_c06_mimic_is_folded_into_master_column(case_dir):
 
 
 def test_c06_mimic_of_unknown_joint_names_both(case_dir):
-    with pytest.raises(JointError, match="<mimic> refers to unknown joint 'j_does_not_exist'") \
-            as info:
-        load_urdf(case_dir('C06') / 'mimic_missing.urdf')
-    assert info.value.joint == 'j2'
+    robot = _disabled(case_dir('C06') / 'mimic_missing.urdf', 'j2',
+                      "<mimic> refers to unknown joint 'j_does_not_exist'", 'tip')
+    assert robot.joint_names == ['j1']
+    np.testing.assert_allclose(_pos(robot, [np.pi / 2], 'link1'), [0, 0, 0], atol=1e-15)
+    np.testing.assert_allclose(robot.forward_kinematics_all([np.pi / 2])['tip'][:3, 3],
+                               _pos(load_urdf(case_dir('C06') / 'mimic_arm.urdf'),
+                                    [np.pi / 2], 'link2') + [0, 0.5, 0], atol=1e-15)
 
 
 MIMIC_CHAIN = """<robot name="m"><link name="a"/><link name="b"/><link name="c"/><link name="d"/>
@@ -216,14 +234,30 @@ def test_c06_mimic_of_a_mimic_composes():
                                numeric_jacobian(robot, np.array([0.4]), 'd'), atol=1e-6)
 
 
-@pytest.mark.parametrize('t2,m2,m3,match', [
-    ('revolute', '<mimic joint="j3"/>', '<mimic joint="j2"/>', 'cycle'),
-    ('fixed', '', '<mimic joint="j2"/>', "'j2' is fixed"),
-    ('revolute', '<mimic joint="j1" multiplier="nan"/>', '', 'NaN'),
+@pytest.mark.parametrize('t2,m2,m3,joint,match', [
+    ('revolute', '<mimic joint="j3"/>', '<mimic joint="j2"/>', 'j2', 'cycle: j2 -> j3 -> j2'),
+    ('fixed', '', '<mimic joint="j2"/>', 'j3', "'j2' is fixed, not moving"),
+    ('revolute', '<mimic joint="j1" multiplier="nan"/>', '', 'j2', 'multiplier.*NaN'),
+    ('revolute', '<mimic joint="j1" offset="inf"/>', '', 'j2', 'offset.*infinity'),
+    ('revolute', '<mimic/>', '', 'j2', 'no joint attribute'),
+    ('weird', '', '<mimic joint="j2"/>', 'j3', "master 'j2' is defective: unknown joint type"),
+    ('revolute', '<mimic joint="jx"/>', '<mimic joint="j2"/>', 'j3',
+     "master 'j2' is defective: <mimic> refers to unknown joint 'jx'"),
 ])
-def test_c06_bad_mimics_are_errors(t2, m2, m3, match):
-    with pytest.raises(JointError, match=match):
-        load_urdf(MIMIC_CHAIN.format(t2=t2, m2=m2, m3=m3))
+def test_c06_bad_mimics_are_errors_when_used(t2, m2, m3, joint, match):
+    robot = _disabled(MIMIC_CHAIN.format(t2=t2, m2=m2, m3=m3), joint, match, 'd')
+    assert robot.joint_names[0] == 'j1' and joint not in robot.joint_names
+    np.testing.assert_allclose(_pos(robot, np.full(robot.n, np.pi / 2), 'b'), [0, 0, 0],
+                               atol=1e-15)
+
+
+def test_c06_mimic_on_a_fixed_joint_is_ignored_with_one_line():
+    text = MIMIC_CHAIN.format(t2='fixed', m2='<mimic joint="j1" multiplier="2"/>', m3='')
+    with pytest.warns(URDFWarning, match=r"<mimic> ignored on joints that do not move.*'j2'"):
+        robot = load_urdf(text)
+    assert robot.joint_names == ['j1', 'j3'] and not robot.joint_defects
+    assert robot.joint('j2').mimic is None and not robot.joint('j2').moving
+    np.testing.assert_allclose(_pos(robot, [np.pi / 2, 0], 'd'), [0, 2, 0], atol=1e-15)
 
 
 # ------------------------------------------------------------------ C07 floating / planar
@@ -289,9 +323,15 @@ def test_c10_unexpanded_xacro_is_named_and_quoted(case_dir):
         assert part in message
 
 
+def test_c10_xacro_leftover_in_a_visual_is_only_noted():
+    text = ('<robot name="x"><link name="a"><visual><geometry><mesh filename="$(find pkg)/m.stl"'
+            '/></geometry></visual></link></robot>')
+    with pytest.warns(URDFWarning, match=r'kinematics does not read, ignored: .*\$\(find pkg\)'):
+        robot = load_urdf(text)
+    assert robot.link_names == ['a']
+
+
 @pytest.mark.parametrize('snippet,quoted', [
-    ('<link name="a"><visual><geometry><mesh filename="$(find pkg)/m.stl"/></geometry>'
-     '</visual></link>', '$(find pkg)'),
     ('<link name="a"/><xacro:macro name="arm" params="side"/>', 'xacro:macro'),
     ('<link name="a"><inertial><mass value="${m}"/></inertial></link>', '${m}'),
 ])

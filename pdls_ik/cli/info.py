@@ -18,7 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
-from typing import List
+from typing import Dict, List
 
 from pdls_ik.model import Linkage, load_urdf
 from pdls_ik.resources import urdf_path
@@ -59,26 +59,40 @@ def describe(robot: Linkage) -> dict:
              **({'mimic': j.mimic, 'multiplier': j.multiplier, 'offset': j.offset}
                 if j.mimic else {})} for j in robot.joints]
     return {'name': robot.name, 'root_link': robot.root_link, 'base_link': robot.base_link,
-            'dof': robot.n, 'joints': joints, 'tree': tree}
+            'dof': robot.n, 'joints': joints, 'tree': tree,
+            'disabled_joints': dict(robot.joint_defects),
+            'disabled_links': dict(robot.link_defects)}
+
+
+#: deeper tree levels are drawn with their depth and the last few levels of indentation
+_MAX_DRAWN_DEPTH = 24
 
 
 def _tree_lines(robot: Linkage) -> List[str]:
-    children = {}
+    """Lines of the link tree, drawn without recursion (any depth)."""
+    children: Dict[int, List] = {}
     for joint in robot.joints:
         children.setdefault(joint.parent, []).append(joint)
     lines = [robot.root_link]
-
-    def walk(link: int, indent: str) -> None:
-        kids = children.get(link, [])
-        for k, joint in enumerate(kids):
-            last = k == len(kids) - 1
-            label = joint.type + (f', mimics {joint.mimic} ×{joint.multiplier:g}'
-                                  f'{joint.offset:+g}' if joint.mimic else '')
-            lines.append(f"{indent}{'└' if last else '├'}── {robot.link_names[joint.child]}"
-                         f'  [{joint.name}: {label}]')
-            walk(joint.child, indent + ('    ' if last else '│   '))
-
-    walk(robot.link_index(robot.root_link), '')
+    # stack of (iterator over a link's child joints, indentation of its children)
+    stack = [(iter(enumerate(children.get(robot.link_index(robot.root_link), []))), '')]
+    while stack:
+        kids, indent = stack[-1]
+        step = next(kids, None)
+        if step is None:
+            stack.pop()
+            continue
+        k, joint = step
+        last = k == len(children[joint.parent]) - 1
+        label = joint.type + (f', mimics {joint.mimic} ×{joint.multiplier:g}{joint.offset:+g}'
+                              if joint.mimic else '') + (', DISABLED' if joint.defect else '')
+        drawn = indent
+        if len(stack) > _MAX_DRAWN_DEPTH:
+            drawn = f'[depth {len(stack)}] ' + indent[-4 * 4:]
+        lines.append(f"{drawn}{'└' if last else '├'}── {robot.link_names[joint.child]}"
+                     f'  [{joint.name}: {label}]')
+        stack.append((iter(enumerate(children.get(joint.child, []))),
+                      indent + ('    ' if last else '│   ')))
     return lines
 
 
@@ -100,4 +114,7 @@ def run(args: argparse.Namespace) -> int:
     print('tree:')
     for line in _tree_lines(robot):
         print('  ' + line)
+    for kind, defects in (('joint', robot.joint_defects), ('link', robot.link_defects)):
+        for name, defect in defects.items():
+            print(f"disabled {kind} '{name}': {defect}")
     return 0

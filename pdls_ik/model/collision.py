@@ -57,7 +57,8 @@ import numpy as np
 from numpy.typing import NDArray
 from pdls_ik.errors import ConfigError, LinkError
 from pdls_ik.model.collision_geometry import Capsule, capsules_from_urdf, CollisionWarning
-from pdls_ik.model.urdf_loader import _parse_with_urdf_parser_py, read_source
+from pdls_ik.model.urdf_loader import _parse_with_urdf_parser_py
+from pdls_ik.model.urdf_source import parse_xml, read_source
 from pdls_ik.resources import BUNDLED_ROBOTS, bundled_urdf, config_file
 
 Array = NDArray[np.float64]
@@ -361,13 +362,13 @@ class CollisionModel:
             if source is None:
                 raise ConfigError('collision model: the linkage does not keep its URDF; give '
                                   'the URDF source or a collision model YAML')
-            text, label = read_source(source)
+            data, label = read_source(source)
             path = getattr(linkage, 'urdf_path', None)
             urdf_dir = None if path is None else path.parent
         else:
-            text, label = read_source(source)
+            data, label = read_source(source)
             urdf_dir = Path(source).parent if label.startswith('URDF file') else None
-        robot = _parse_with_urdf_parser_py(text, label)
+        robot = _parse_with_urdf_parser_py(_collision_copy(parse_xml(data, label)), label)
         capsules, _ = capsules_from_urdf(robot, urdf_dir, mesh_path, capsules_per_mesh)
         if not capsules:
             raise ConfigError(f"collision model: robot '{linkage.name}' has no usable "
@@ -479,3 +480,12 @@ def collision_model(linkage, model: Optional[Union[str, Path]] = None,
         if name not in BUNDLED_MODELS:
             raise
     return CollisionModel.load(linkage, config_file(BUNDLED_MODELS[name]), **pair_options)
+
+
+def _collision_copy(root: ElementTree.Element) -> ElementTree.Element:
+    """Return a ``<robot>`` of the links of ``root`` with their ``<collision>`` elements."""
+    robot = ElementTree.Element('robot', {'name': root.get('name', '')})
+    for link in root.findall('link'):
+        new = ElementTree.SubElement(robot, 'link', {'name': link.get('name', '')})
+        new.extend(link.findall('collision'))
+    return robot

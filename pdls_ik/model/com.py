@@ -56,6 +56,8 @@ class CenterOfMass:
     :ivar masses: (L,) link masses in ``linkage.link_names`` order [kg].
 
     :raises URDFError: no link has a positive mass (the robot has no inertials), naming the robot.
+    :raises LinkError, JointError: a counted link or joint was disabled at load (a bad
+        ``<inertial>``, a joint defect), naming it.
     """
 
     def __init__(self, linkage, subtree: Optional[str] = None):
@@ -68,12 +70,19 @@ class CenterOfMass:
                 i = linkage.link_index(name)
                 self.masses[i] = inertial.mass
                 self._offsets[i] = inertial.origin[:3, 3]
+        keep = np.ones(n_links, dtype=bool)
         if subtree is not None:
-            keep = np.zeros(n_links, dtype=bool)
+            keep[:] = False
             keep[linkage.link_index(subtree)] = True
             for joint in linkage.joints:                 # parents before children
                 keep[joint.child] |= keep[joint.parent]
             self.masses[~keep] = 0.0
+        for name in getattr(linkage, 'link_defects', {}):  # disabled at load: named here
+            if keep[linkage.link_index(name)]:
+                linkage.check_link_usable(name)
+        for joint in linkage.joints:
+            if joint.defect and keep[joint.child]:
+                linkage.check_joint_usable(joint.name)
         self.total_mass = float(self.masses.sum())
         if not self.total_mass > 0.0:
             raise URDFError(f"robot '{linkage.name}': no link has an <inertial> with a positive "

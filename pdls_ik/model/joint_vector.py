@@ -12,11 +12,11 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""The one check of a joint vector given by a user: its length and finite values."""
+"""The one check of a joint vector given by a user, and the finite range joints are sampled in."""
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from typing import Sequence, Tuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -47,3 +47,20 @@ def check_joint_vector(values: ArrayLike, names: Sequence[str], label: str
         raise InputError(f"{label}: value for joint '{names[bad]}' is {arr[bad]}, not a finite "
                          'number')
     return arr
+
+
+def sampling_range(lower: ArrayLike, upper: ArrayLike
+                   ) -> Tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """
+    Return finite (lo, hi) (n,) to draw joint values from, lo <= hi, within the limits.
+
+    A finite limit is kept; an infinite side spans one turn (2π) from the finite one, and a
+    joint unlimited on both sides (continuous, or bounds of magnitude >= 1e6) spans [−π, π].
+    So a range such as [4, inf) gives [4, 4 + 2π], never lo > hi.
+    """
+    lower, upper = np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
+    lo = np.where(np.isfinite(lower), lower,
+                  np.where(np.isfinite(upper), upper - 2.0 * math.pi, -math.pi))
+    hi = np.where(np.isfinite(upper), upper, np.where(np.isfinite(lower), lo + 2.0 * math.pi,
+                                                      math.pi))
+    return lo, hi

@@ -24,11 +24,11 @@ link frame.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+import math
 from typing import Optional
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.spatial.transform import Rotation
 
 #: joint types whose value is a variable of q (or follows one through <mimic>)
 MOVING_TYPES = ('revolute', 'continuous', 'prismatic')
@@ -51,6 +51,8 @@ class Joint:
         the column of its master.
     :ivar multiplier, offset: θ = multiplier · q[index] + offset (1 and 0 unless ``<mimic>``).
     :ivar mimic: name of the master joint, or None.
+    :ivar defect: why the joint is disabled (held at its origin, not moving), or None; the
+        :class:`~pdls_ik.errors.JointError` raised when a chain or task uses it.
     """
 
     name: str
@@ -63,6 +65,7 @@ class Joint:
     multiplier: float = 1.0
     offset: float = 0.0
     mimic: Optional[str] = None
+    defect: Optional[str] = None
 
     @property
     def revolute(self) -> bool:
@@ -95,10 +98,15 @@ def pose_matrix(xyz, rpy) -> NDArray[np.float64]:
     (4, 4) homogeneous transform of a URDF ``<origin xyz rpy>``.
 
     ``rpy`` are fixed-axis roll, pitch, yaw (radians): R = Rz(yaw) Ry(pitch) Rx(roll), which is
-    scipy's extrinsic ``"xyz"`` Euler sequence.
+    scipy's extrinsic ``"xyz"`` Euler sequence, written out.
     """
-    T = np.eye(4)
-    T[:3, :3] = Rotation.from_euler('xyz', rpy).as_matrix()
+    roll, pitch, yaw = (float(a) for a in rpy)
+    cr, sr, cp, sp = math.cos(roll), math.sin(roll), math.cos(pitch), math.sin(pitch)
+    cy, sy = math.cos(yaw), math.sin(yaw)
+    T = np.array([[cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr, 0.0],
+                  [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr, 0.0],
+                  [-sp, cp * sr, cp * cr, 0.0],
+                  [0.0, 0.0, 0.0, 1.0]])
     T[:3, 3] = xyz
     return T
 

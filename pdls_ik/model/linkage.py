@@ -29,6 +29,7 @@ from pdls_ik.errors import JointError, LinkError
 from pdls_ik.model.joint_vector import check_joint_vector
 from pdls_ik.model.joints import Inertial, Joint
 from pdls_ik.model.kinematics import Chain, JointMotions, tree_poses
+from pdls_ik.model.urdf_rules import master_range, master_rate, position_bound, rate_limit
 
 Array = NDArray[np.float64]
 
@@ -38,9 +39,11 @@ class Limits:
     """
     Per-variable limits, each an (n,) float array in q order.
 
-    ``lower``/``upper`` are ±inf for continuous joints; velocity and effort limits are inf when
-    absent; ``soft_lower``/``soft_upper`` come from ``<safety_controller>``, else equal the hard
-    limits.
+    ``lower``/``upper`` are ±inf for continuous joints and for bounds of magnitude >= 1e6
+    (:func:`~pdls_ik.model.urdf_rules.position_bound`); velocity and effort limits are inf when
+    absent or zero (:func:`~pdls_ik.model.urdf_rules.rate_limit`); ``soft_lower``/``soft_upper``
+    come from ``<safety_controller>``, else equal the hard limits. After
+    :meth:`with_followers`, a master's limits include those of its mimic followers.
     """
 
     lower: Array
@@ -56,22 +59,70 @@ class Limits:
         n = len(joints)
         lo, hi = np.full(n, -np.inf), np.full(n, np.inf)
         vel, eff = np.full(n, np.inf), np.full(n, np.inf)
+        soft_lo, soft_hi = lo.copy(), hi.copy()
         for i, joint in enumerate(joints):
             limit = joint.limit
             if limit is not None:
                 if joint.type != 'continuous':
-                    lo[i], hi[i] = float(limit.lower or 0.0), float(limit.upper or 0.0)
-                vel[i] = np.inf if limit.velocity is None else float(limit.velocity)
-                eff[i] = np.inf if limit.effort is None else float(limit.effort)
-        soft_lo, soft_hi = lo.copy(), hi.copy()
-        for i, joint in enumerate(joints):
+                    lo[i] = position_bound(float(limit.lower or 0.0))
+                    hi[i] = position_bound(float(limit.upper or 0.0))
+                vel[i] = rate_limit(limit.velocity)
+                eff[i] = rate_limit(limit.effort)
+            soft_lo[i], soft_hi[i] = lo[i], hi[i]
             safety = joint.safety_controller
             if safety is not None and joint.type != 'continuous':
                 if safety.soft_lower_limit is not None:
-                    soft_lo[i] = max(lo[i], float(safety.soft_lower_limit))
+                    soft_lo[i] = max(lo[i], position_bound(float(safety.soft_lower_limit)))
                 if safety.soft_upper_limit is not None:
-                    soft_hi[i] = min(hi[i], float(safety.soft_upper_limit))
+                    soft_hi[i] = min(hi[i], position_bound(float(safety.soft_upper_limit)))
         return cls(lo, hi, vel, eff, soft_lo, soft_hi)
+
+    def with_followers(self, active: Sequence, followers: Sequence,
+                       mimics: Dict[str, Tuple[str, float, float]]
+                       ) -> Tuple['Limits', List[str]]:
+        """
+        Return (limits, notes): these limits narrowed by the mimic followers' own limits.
+
+        A follower ``θ_f = m · q + o`` keeps ``lower_f <= θ_f <= upper_f`` and
+        ``|θ̇_f| <= v_f`` when the master keeps ``q`` in the follower's range mapped back
+        (:func:`~pdls_ik.model.urdf_rules.master_range`) and ``|q̇| <= v_f / |m|``; soft limits
+        likewise. A follower with an empty range of its own (lower = upper, e.g. bounds
+        omitted) does not constrain position. A follower whose mapped range would leave the
+        master no motion (an empty or one-point intersection with a range of positive width:
+        a sign error, as the PR2 gripper's ``*_r_parallel_root_joint``, multiplier -1 with
+        range [0, 0.548]) constrains nothing either, and ``notes`` names it.
+
+        :param active: the urdf_parser_py joints of these limits, in q order.
+        :param followers: urdf_parser_py mimic joints; ``mimics``: follower → (master,
+            multiplier, offset) resolved to an active master.
+        """
+        index = {j.name: i for i, j in enumerate(active)}
+        own = Limits.from_joints(followers)
+        lo, hi, vel, soft_lo, soft_hi = (a.copy() for a in (
+            self.lower, self.upper, self.velocity, self.soft_lower, self.soft_upper))
+        notes: List[str] = []
+        for k, joint in enumerate(followers):
+            master, mult, off = mimics[joint.name]
+            i = index[master]
+            vel[i] = min(vel[i], master_rate(own.velocity[k], mult))
+            if not own.lower[k] < own.upper[k]:
+                continue
+            a, b = master_range(own.lower[k], own.upper[k], mult, off)
+            if max(lo[i], a) >= min(hi[i], b):
+                if lo[i] == hi[i]:
+                    continue  # the master does not move anyway (an empty range of its own)
+                notes.append(f"joint '{joint.name}': its range [{own.lower[k]:g}, "
+                             f'{own.upper[k]:g}] through <mimic> (θ = {mult:g} · {master} '
+                             f"{off:+g}) needs '{master}' in [{a:g}, {b:g}], which leaves "
+                             f'nothing of its range [{lo[i]:g}, {hi[i]:g}]: the range of the '
+                             'follower is ignored (a sign error in the URDF?)')
+                continue
+            lo[i], hi[i] = max(lo[i], a), min(hi[i], b)
+            a, b = master_range(own.soft_lower[k], own.soft_upper[k], mult, off)
+            soft_lo[i], soft_hi[i] = max(soft_lo[i], a), min(soft_hi[i], b)
+        soft_lo = np.clip(soft_lo, lo, hi)
+        soft_hi = np.clip(soft_hi, soft_lo, hi)
+        return Limits(lo, hi, vel, self.effort, soft_lo, soft_hi), notes
 
 
 class Linkage:
@@ -85,17 +136,24 @@ class Linkage:
     :ivar link_names: every link, in document order.
     :ivar root_link: the link without a parent joint.
     :ivar base_link: default base frame of queries (``root_link`` unless given).
-    :ivar lower, upper: (n,) position limits, rad or m, ±inf for continuous joints.
-    :ivar velocity_limits, effort_limits: (n,) rad/s or m/s, N·m or N; inf if absent.
+    :ivar lower, upper: (n,) position limits, rad or m, ±inf for continuous joints and bounds
+        of magnitude >= 1e6; a mimic master's include its followers'
+        (:meth:`Limits.with_followers`).
+    :ivar velocity_limits, effort_limits: (n,) rad/s or m/s, N·m or N; inf if absent or 0; a
+        mimic master's velocity limit includes its followers'.
     :ivar soft_lower, soft_upper: (n,) ``<safety_controller>`` limits, else the hard limits.
     :ivar continuous: (n,) bool, True for continuous joints.
     :ivar inertials: link name → :class:`Inertial` (mass, centre-of-mass origin, inertia).
     :ivar joints: every joint of the tree (:class:`Joint`), parents before children.
+    :ivar joint_defects, link_defects: name → defect of each disabled joint or link (see
+        :func:`~pdls_ik.model.load_urdf`); using one raises JointError / LinkError with it.
     """
 
     def __init__(self, name: str, link_names: List[str], root_link: str, joints: List[Joint],
                  joint_names: List[str], joint_types: List[str], limits: Limits,
-                 inertials: Dict[str, Inertial], base_link: Optional[str] = None):
+                 inertials: Dict[str, Inertial], base_link: Optional[str] = None,
+                 joint_defects: Optional[Dict[str, str]] = None,
+                 link_defects: Optional[Dict[str, str]] = None):
         self.name = name
         self.link_names = list(link_names)
         self._link_index = {link: i for i, link in enumerate(self.link_names)}
@@ -112,6 +170,8 @@ class Linkage:
         self.soft_lower, self.soft_upper = limits.soft_lower, limits.soft_upper
         self.continuous = np.array([t == 'continuous' for t in self.joint_types], dtype=bool)
         self.inertials = dict(inertials)
+        self.joint_defects = dict(joint_defects or {})
+        self.link_defects = dict(link_defects or {})
         self._parent_joint = [-1] * len(self.link_names)
         for k, joint in enumerate(self.joints):
             self._parent_joint[joint.child] = k
@@ -133,12 +193,30 @@ class Linkage:
         try:
             return self._joint_index[name]
         except KeyError:
+            self.check_joint_usable(name)
             if name in self._joint_by_name:
                 joint = self._joint_by_name[name]
                 why = (f"mimics '{joint.mimic}'" if joint.mimic else f'is {joint.type}')
                 raise JointError(name, f'is not a variable of q: it {why}') from None
             raise JointError(name, f"unknown joint (robot '{self.name}' has "
                                    f'{len(self._joint_by_name)} joints)') from None
+
+    def check_joint_usable(self, name: str) -> None:
+        """
+        Raise the recorded defect of joint ``name`` (JointError naming it), if it has one.
+
+        Chains, tasks and trajectories call this (through :meth:`chain` and
+        :meth:`joint_index`) for every joint they use.
+        """
+        if name in self.joint_defects:
+            raise JointError(name, f'{self.joint_defects[name]} (the joint was disabled when '
+                                   'the URDF was loaded; fix the description to use it)')
+
+    def check_link_usable(self, name: str) -> None:
+        """Raise the recorded defect of link ``name`` (LinkError naming it), if it has one."""
+        if name in self.link_defects:
+            raise LinkError(name, f'{self.link_defects[name]} (its <inertial> was ignored '
+                                  'when the URDF was loaded; fix the description)')
 
     def link_index(self, name: str) -> int:
         """Index of link ``name`` in :attr:`link_names`; LinkError if unknown."""
@@ -176,12 +254,19 @@ class Linkage:
         return q_ext
 
     def chain(self, link: str, base: Optional[str] = None) -> Chain:
-        """Return the cached :class:`Chain` from ``base`` (default: the base link) to ``link``."""
+        """
+        Return the cached :class:`Chain` from ``base`` (default: the base link) to ``link``.
+
+        :raises LinkError: unknown link.  JointError: a disabled joint (:attr:`joint_defects`)
+            on the path, naming it and its defect.
+        """
         key = (self.link_index(self.base_link if base is None else base), self.link_index(link))
         chain = self._chains.get(key)
         if chain is None:
-            chain = self._chains[key] = Chain(self.joints, self._parent_joint, key[0], key[1],
-                                              self.n)
+            chain = Chain(self.joints, self._parent_joint, key[0], key[1], self.n)
+            for j in chain.path_joints:
+                self.check_joint_usable(self.joints[j].name)
+            self._chains[key] = chain
         return chain
 
     def reach(self, link: str, base: Optional[str] = None) -> float:
@@ -216,7 +301,8 @@ class Linkage:
         """
         (4, 4) pose of every link in the root-link frame, computed in one pass over the tree.
 
-        Floating and planar joints are held at their origin.
+        Floating and planar joints and disabled joints (:attr:`joint_defects`) are held at their
+        origin; the links below a joint whose ``<origin>`` is the defect get NaN poses.
         """
         poses = tree_poses(self.joints, self._tree, len(self.link_names),
                            self._link_index[self.root_link], self._q_ext(q))

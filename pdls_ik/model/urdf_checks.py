@@ -13,181 +13,110 @@
 # limitations under the License.
 
 """
-Validation of the raw URDF XML where urdf_parser_py is silent or lenient.
+Validation of the raw URDF XML: what refuses a description, what only disables part of it.
 
 urdf_parser_py accepts NaN, a zero axis, a revolute joint without ``<limit>``, swapped bounds and
-an unresolved ``<mimic>``, and reports tree errors as bare assertions. These checks run on the
-XML tree before it is handed to urdf_parser_py and raise :mod:`pdls_ik.errors` exceptions that
-name the offending joint, link and attribute. The rules follow the URDF specification
-(ros.org/wiki/urdf/XML/joint, /link).
+an unresolved ``<mimic>``, and refuses elements that kinematics never reads (a ``<texture>``
+without ``filename``, an old-style ``<transmission>``). These checks run on the XML tree first and
+sort what they find (URDF specification, ros.org/wiki/urdf/XML):
+
+- **refusals** (the whole description is unusable, as in urdfdom): not a ``<robot>``, no link,
+  an element without a name or named twice, a joint whose parent/child link is missing, links
+  that do not form one tree, unprocessed xacro in what kinematics reads. Raised at once.
+- **defects** of one joint or link (bad type, origin, axis, limits, mimic; a bad ``<inertial>``):
+  recorded with the error naming the element, reported as one warning line each, and raised
+  only when a chain, task or trajectory uses that joint or link.
+- **notes**: rules applied to degenerate numbers (:mod:`pdls_ik.model.urdf_rules`), ignored
+  ``<mimic>`` on fixed joints, unknown elements: one warning line per kind.
+
+Elements kinematics never reads (visual, collision, material, texture, transmission, gazebo,
+ros2_control, sensor, calibration, dynamics) are not validated at all.
 """
 from __future__ import annotations
 
-import math
 import re
-from typing import Dict, List, Optional
-import warnings
+from typing import Dict, List
 import xml.etree.ElementTree as ET
 
 from pdls_ik.errors import JointError, LinkError, URDFError
-from pdls_ik.model.joints import JOINT_TYPES, MOVING_TYPES
+from pdls_ik.model.urdf_defects import check_joint, check_link, check_mimics, Defect, listing, \
+    NOTES, Report
+
+__all__ = ['check_robot', 'Report', 'URDFWarning']
 
 XACRO_NS = '{http://www.ros.org/wiki/xacro}'
 XACRO_EXPR = re.compile(r'\$[{(][^})]*[})]?')
-#: an axis shorter than this cannot be normalized (metres or unitless)
-AXIS_MIN_NORM = 1e-9
+#: elements kinematics never reads: not validated, never a refusal, no warning
+SILENT_TAGS = {'robot': {'material', 'transmission', 'gazebo', 'ros2_control', 'sensor'},
+               'link': {'visual', 'collision'},
+               'joint': {'calibration', 'dynamics'}}
+#: the elements kinematics reads, per owner
+KINEMATIC_TAGS = {'robot': {'link', 'joint'}, 'link': {'inertial'},
+                  'joint': {'origin', 'parent', 'child', 'axis', 'limit', 'mimic',
+                            'safety_controller'}}
 
 
 class URDFWarning(UserWarning):
     """A description loads but something in it deserves attention (e.g. an empty joint range)."""
 
 
-def parse_xml(text: str, label: str) -> ET.Element:
-    """Parse ``text`` as XML whose root element is ``<robot>``; raises URDFError otherwise."""
-    if not text.strip():
-        raise URDFError(f'{label} is empty: no robot description')
-    try:
-        root = ET.fromstring(text)
-    except ET.ParseError as exc:
-        raise URDFError(f'{label} is not well-formed XML: {exc}') from None
-    if root.tag != 'robot':
-        raise URDFError(f'{label}: root element is <{root.tag}>, expected <robot>')
-    return root
-
-
-def _error(kind: str, name: str, message: str) -> Exception:
-    if kind == 'joint':
-        return JointError(name, message)
-    if kind == 'link':
-        return LinkError(name, message)
-    return URDFError(message)
-
-
-def _xacro_error(kind: str, name: str, where: str, value: str) -> Exception:
+def _xacro_message(where: str, value: str) -> str:
     expr = XACRO_EXPR.search(value).group(0)
-    return _error(kind, name, f"{where} = '{value}' holds the unexpanded xacro expression "
-                              f"'{expr}': the file looks like unprocessed xacro; run xacro on it "
-                              'first')
+    return (f"{where} = '{value}' holds the unexpanded xacro expression '{expr}': the file "
+            'looks like unprocessed xacro; run xacro on it first')
 
 
-def floats(value: Optional[str], count: int, kind: str, name: str, where: str) -> List[float]:
-    """
-    Parse ``count`` finite floats from an attribute value, raising an error naming the place.
-
-    :param value: the attribute text (e.g. ``"0 0 0.1"``).
-    :param count: expected number of components.
-    :param kind, name: ``"joint"`` or ``"link"`` and its name (the error class and subject).
-    :param where: element and attribute, e.g. ``"origin xyz"``.
-    """
-    text = '' if value is None else value
-    parts = text.split()
-    if XACRO_EXPR.search(text):
-        raise _xacro_error(kind, name, where, text)
-    try:
-        numbers = [float(p) for p in parts]
-    except ValueError:
-        raise _error(kind, name, f"{where} = '{text}' is not a number list") from None
-    if len(numbers) != count:
-        raise _error(kind, name, f"{where} = '{text}' needs {count} number(s), got {len(numbers)}")
-    if not all(math.isfinite(x) for x in numbers):
-        raise _error(kind, name, f"{where} = '{text}' contains NaN or infinity")
-    return numbers
+def _kinematic_attributes(owner: ET.Element):
+    """Yield (where, value) of every attribute kinematics reads in a <link> or <joint>."""
+    for attr, value in owner.attrib.items():
+        yield attr, value
+    for child in owner:
+        if child.tag in KINEMATIC_TAGS.get(owner.tag, ()):
+            for elem in child.iter():
+                for attr, value in elem.attrib.items():
+                    path = child.tag if elem is child else f'{child.tag} {elem.tag}'
+                    yield f'{path} {attr}', value
 
 
-def _check_xacro(root: ET.Element) -> None:
-    """Reject unexpanded xacro: ``${...}`` / ``$(...)`` values, then xacro elements."""
+def _check_xacro(root: ET.Element, report: Report) -> None:
+    """Refuse xacro elements and unexpanded expressions that kinematics would read."""
+    ignored = []
     for owner in root:
         kind, name = owner.tag, owner.get('name', '?')
+        if kind in ('link', 'joint'):
+            for where, value in _kinematic_attributes(owner):
+                if XACRO_EXPR.search(value):
+                    message = _xacro_message(where, value)
+                    raise (JointError if kind == 'joint' else LinkError)(name, message)
         for elem in owner.iter():
             for attr, value in elem.attrib.items():
                 if XACRO_EXPR.search(value):
-                    where = attr if elem is owner else f'{elem.tag} {attr}'
-                    raise _xacro_error(kind, name, where, value)
+                    ignored.append(f"{kind} '{name}' <{elem.tag} {attr}='{value}'>")
     for elem in root.iter():
         if isinstance(elem.tag, str) and elem.tag.startswith(XACRO_NS):
             tag = 'xacro:' + elem.tag[len(XACRO_NS):]
             raise URDFError(f"element <{tag} name='{elem.get('name', '')}'> found: the file looks "
                             'like unprocessed xacro; run xacro on it first')
+    if ignored:
+        more = f' (and {len(ignored) - 1} more)' if len(ignored) > 1 else ''
+        report.notes.append(f'unexpanded xacro expression in an element kinematics does not '
+                            f'read, ignored: {ignored[0]}{more}')
 
 
-def _check_origin(elem: ET.Element, kind: str, name: str, prefix: str = '') -> None:
-    origin = elem.find('origin')
-    if origin is not None:
-        for attr in ('xyz', 'rpy'):
-            if attr in origin.attrib:
-                floats(origin.get(attr), 3, kind, name, f'{prefix} origin {attr}'.strip())
-
-
-def _check_link(link: ET.Element) -> None:
-    name = link.get('name')
-    inertial = link.find('inertial')
-    if inertial is None:
-        return
-    _check_origin(inertial, 'link', name, 'inertial')
-    mass = inertial.find('mass')
-    if mass is not None:
-        (value,) = floats(mass.get('value'), 1, 'link', name, 'inertial mass value')
-        if value < 0:
-            raise LinkError(name, f'inertial mass value = {value} is negative')
-    inertia = inertial.find('inertia')
-    if inertia is not None:
-        for attr in ('ixx', 'ixy', 'ixz', 'iyy', 'iyz', 'izz'):
-            floats(inertia.get(attr, '0'), 1, 'link', name, f'inertial inertia {attr}')
-
-
-def _optional(elem: Optional[ET.Element], attr: str, joint: str, where: str) -> Optional[float]:
-    if elem is None or attr not in elem.attrib:
-        return None
-    return floats(elem.get(attr), 1, 'joint', joint, f'{where} {attr}')[0]
-
-
-def _check_joint(joint: ET.Element, links: Dict[str, ET.Element]) -> None:
-    name = joint.get('name')
-    jtype = joint.get('type')
-    if jtype not in JOINT_TYPES:
-        raise JointError(name, f"unknown joint type '{jtype}' (expected one of "
-                               f"{', '.join(JOINT_TYPES)})")
-    for role in ('parent', 'child'):
-        elem = joint.find(role)
-        if elem is None or not elem.get('link'):
-            raise JointError(name, f'has no <{role} link=...> element')
-        if elem.get('link') not in links:
-            raise JointError(name, f"{role} link '{elem.get('link')}' is not defined in the file")
-    _check_origin(joint, 'joint', name)
-    axis = joint.find('axis')
-    if axis is not None:
-        xyz = floats(axis.get('xyz'), 3, 'joint', name, 'axis xyz')
-        norm = math.sqrt(sum(x * x for x in xyz))
-        if jtype in MOVING_TYPES + ('planar',) and norm < AXIS_MIN_NORM:
-            raise JointError(name, f"axis xyz = '{axis.get('xyz')}' has zero (or near-zero) "
-                                   f'length {norm:g}: cannot move a {jtype} joint about it')
-    limit = joint.find('limit')
-    lower = _optional(limit, 'lower', name, 'limit')
-    upper = _optional(limit, 'upper', name, 'limit')
-    for attr in ('effort', 'velocity'):
-        value = _optional(limit, attr, name, 'limit')
-        if value is not None and value < 0:
-            raise JointError(name, f'limit {attr} = {value} is negative')
-    soft = joint.find('safety_controller')
-    for attr in ('soft_lower_limit', 'soft_upper_limit', 'k_position', 'k_velocity'):
-        _optional(soft, attr, name, 'safety_controller')
-    mimic = joint.find('mimic')
-    for attr in ('multiplier', 'offset'):
-        _optional(mimic, attr, name, 'mimic')
-    if jtype not in ('revolute', 'prismatic'):
-        return
-    if limit is None:
-        raise JointError(name, f'type {jtype} requires a <limit> element (lower, upper, effort, '
-                               'velocity) by the URDF specification, and it has none')
-    lo = 0.0 if lower is None else lower
-    hi = 0.0 if upper is None else upper
-    if lo > hi:
-        raise JointError(name, f'limit lower {lo:g} > upper {hi:g}')
-    if lo == hi:
-        why = ('<limit> has no lower/upper (the URDF default is 0 for both)'
-               if lower is None and upper is None else f'limit lower = upper = {lo:g}')
-        warnings.warn(f"joint '{name}': {why}: empty range, the joint acts as a fixed joint",
-                      URDFWarning, stacklevel=4)
+def _check_unknown(root: ET.Element, report: Report) -> None:
+    unknown: Dict[str, List[str]] = {}
+    for owner in [root] + [e for e in root if e.tag in ('link', 'joint')]:
+        for child in owner:
+            tag = child.tag
+            if tag in KINEMATIC_TAGS[owner.tag] or tag in SILENT_TAGS[owner.tag]:
+                continue
+            where = unknown.setdefault(f'<{tag}>' if owner is root else f'<{tag}> in '
+                                       f'{owner.tag}', [])
+            if owner is not root and f"'{owner.get('name')}'" not in where:
+                where.append(f"'{owner.get('name')}'")
+    if unknown:
+        report.notes.append('elements kinematics does not read, ignored: ' + '; '.join(
+            f'{tag} {listing(owners, 3)}'.strip() for tag, owners in unknown.items()))
 
 
 def _check_names(elems: List[ET.Element], kind: str) -> Dict[str, ET.Element]:
@@ -197,7 +126,7 @@ def _check_names(elems: List[ET.Element], kind: str) -> Dict[str, ET.Element]:
         if not name:
             raise URDFError(f'a <{kind}> element has no name attribute')
         if name in named:
-            raise _error(kind, name, 'is defined twice')
+            raise (JointError if kind == 'joint' else LinkError)(name, 'is defined twice')
         named[name] = elem
     return named
 
@@ -207,7 +136,16 @@ def _check_tree(links: Dict[str, ET.Element], joints: Dict[str, ET.Element]) -> 
     parent_joint: Dict[str, str] = {}
     children: Dict[str, List[str]] = {name: [] for name in links}
     for jname, joint in joints.items():
-        parent, child = joint.find('parent').get('link'), joint.find('child').get('link')
+        ends = []
+        for role in ('parent', 'child'):
+            elem = joint.find(role)
+            if elem is None or not elem.get('link'):
+                raise JointError(jname, f'has no <{role} link=...> element')
+            if elem.get('link') not in links:
+                raise JointError(jname, f"{role} link '{elem.get('link')}' is not defined in "
+                                        'the file')
+            ends.append(elem.get('link'))
+        parent, child = ends
         if parent == child:
             raise JointError(jname, f"parent and child are the same link '{child}' (a cycle)")
         if child in parent_joint:
@@ -233,30 +171,36 @@ def _check_tree(links: Dict[str, ET.Element], joints: Dict[str, ET.Element]) -> 
     return roots[0]
 
 
-def check_robot(root: ET.Element) -> str:
+def check_robot(root: ET.Element) -> Report:
     """
-    Run every check on a ``<robot>`` element; returns the root link name.
+    Run every check on a ``<robot>`` element.
 
-    :raises URDFError, JointError, LinkError: naming the offending element and value.
+    :return: the :class:`Report`: root link, joint and link defects, warning lines.
+    :raises URDFError, JointError, LinkError: a refusal (module docstring), naming the offending
+        element and value.
     """
-    _check_xacro(root)
+    report = Report()
+    _check_xacro(root, report)
     links = _check_names(root.findall('link'), 'link')
     joints = _check_names(root.findall('joint'), 'joint')
     if not links:
         raise URDFError(f"robot '{root.get('name', '')}' defines no <link>")
-    for link in links.values():
-        _check_link(link)
-    for joint in joints.values():
-        _check_joint(joint, links)
-    for jname, joint in joints.items():
-        mimic = joint.find('mimic')
-        if mimic is None:
-            continue
-        master = mimic.get('joint')
-        if master not in joints:
-            raise JointError(jname, f"<mimic> refers to unknown joint '{master}'")
-        for who in (jname, master):
-            if joints[who].get('type') not in MOVING_TYPES:
-                raise JointError(jname, f"<mimic> couples '{jname}' to '{master}', but "
-                                        f"'{who}' is {joints[who].get('type')}, not moving")
-    return _check_tree(links, joints)
+    report.root_link = _check_tree(links, joints)
+    _check_unknown(root, report)
+    for name, link in links.items():
+        try:
+            check_link(link)
+        except Defect as exc:
+            report.link_defects[name] = str(exc)
+    notes: Dict[str, List[str]] = {kind: [] for kind in NOTES}
+    for name, joint in joints.items():
+        report.joint_types[name] = joint.get('type', '')
+        try:
+            check_joint(joint, report, notes)
+        except Defect as exc:
+            report.joint_defects[name] = str(exc)
+    check_mimics(joints, report)
+    for kind, items in notes.items():
+        if items:
+            report.notes.append(f'{NOTES[kind]}: {listing(items)}')
+    return report
