@@ -26,6 +26,16 @@ def share(folder, pattern='*'):
             [f for f in glob(os.path.join(folder, pattern)) if os.path.isfile(f)])
 
 
+#: test dependencies: flake8 with ament_flake8's plugins and pydocstyle apply the ament linters'
+#: checks without ROS (test/test_style.py); numba (a dependency) lets tests cover both backends;
+#: example-robot-data: 69 real URDFs (PR2, Talos, iCub, ...) loaded against Pinocchio, and the
+#: Panda's collision meshes; dask and zarr: reachability maps; setuptools and wheel:
+#: test_editable_install builds the editable wheel (PEP 660)
+TEST_REQUIRES = ['pytest>=7', 'pin>=2.6', 'trimesh>=4', 'example-robot-data>=4.1', 'flake8>=6',
+                 'flake8-builtins>=2.1', 'flake8-comprehensions>=3.10', 'flake8-docstrings>=1.6',
+                 'flake8-import-order>=0.18', 'flake8-quotes>=3.3', 'pydocstyle>=6.1',
+                 'dask[distributed]>=2022.1', 'zarr>=2.11', 'setuptools>=64', 'wheel>=0.38']
+
 setup(
     name=package_name,
     version='0.1.0',
@@ -56,19 +66,12 @@ setup(
         'numba>=0.57',
     ],
     extras_require={
-        # flake8 with ament_flake8's plugins and pydocstyle apply the ament linters' checks
-        # without ROS (test/test_style.py); numba (a dependency) lets tests cover both backends
-        # self-collision: trimesh fits capsules to collision meshes (pdls_ik.model.collision);
-        # example-robot-data has the Panda's meshes the tests fit; coal checks the distances
+        # self-collision: trimesh fits capsules to collision meshes (pdls_ik.model.collision)
         'collision': ['trimesh>=4'],
-        # example-robot-data: 69 real URDFs (PR2, Talos, iCub, ...) loaded against Pinocchio
-        'test': ['pytest>=7', 'pin>=2.6', 'coal>=3', 'trimesh>=4', 'example-robot-data>=4.1',
-                 'flake8>=6', 'flake8-builtins>=2.1',
-                 'flake8-comprehensions>=3.10', 'flake8-docstrings>=1.6',
-                 'flake8-import-order>=0.18', 'flake8-quotes>=3.3', 'pydocstyle>=6.1',
-                 'dask[distributed]>=2022.1', 'zarr>=2.11',
-                 # test_editable_install builds the editable wheel (PEP 660)
-                 'setuptools>=64', 'wheel>=0.38'],
+        # coal checks the collision distances; it needs a newer NumPy than the oldest pass of
+        # .ci/oldest-deps (NumPy 1.23), which installs 'test-oldest' (its tests skip there)
+        'test': TEST_REQUIRES + ['coal>=3'],
+        'test-oldest': TEST_REQUIRES,
         # reachability maps (pdls-ik reach): spread over cores and machines, chunked results
         'reach': ['dask[distributed]>=2022.1', 'zarr>=2.11'],
         'bench': ['pin>=2.6', 'ikpy>=3.3', 'roboticstoolbox-python>=1.1', 'coal>=3'],
