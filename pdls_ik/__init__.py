@@ -39,9 +39,9 @@ _LAZY = {
     'IKResult': 'pdls_ik.ik',
     'IKConfig': 'pdls_ik.config',
     'load_config': 'pdls_ik.config',
-    'TaskSolver': 'pdls_ik.task_solver',
-    'TaskResult': 'pdls_ik.task_solver',
-    'load_task_config': 'pdls_ik.task_config',
+    'TaskSolver': 'pdls_ik.ik.task_solver',
+    'TaskResult': 'pdls_ik.ik.task_solver',
+    'load_task_config': 'pdls_ik.ik.task_config',
 }
 
 __all__ = ['ConfigError', 'InputError', 'JointError', 'LinkError', 'PDLSIKError', 'URDFError',

@@ -28,8 +28,8 @@ import numpy as np
 from pdls_ik import load_urdf
 from pdls_ik.config import IKConfig
 from pdls_ik.errors import ConfigError, LinkError
-from pdls_ik.task_config import load_task_config, TaskConfig
-from pdls_ik.task_solver import TaskSolver
+from pdls_ik.ik.task_config import load_task_config, TaskConfig
+from pdls_ik.ik.task_solver import TaskSolver
 from pdls_ik.tasks import ClosureTask, FrameTask, JointLockTask
 import pytest
 

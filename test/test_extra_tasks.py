@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-IKSolver with extra tasks (closures, bounds, CoM) beside its tip pose (pdls_ik.extra_tasks).
+IKSolver with extra tasks (closures, bounds, CoM) beside its tip pose (pdls_ik.ik.task_problem).
 
 The four-bar's closure is checked against the closed form of the loop, bounds and the pose
 against the forward kinematics, and an extra task that cannot be met must make the result fail.
@@ -27,10 +27,10 @@ import numpy as np
 from pdls_ik import load_urdf
 from pdls_ik._accel import available as numba_available
 from pdls_ik.errors import ConfigError, InputError
-from pdls_ik.extra_tasks import moved_variables, resolve_tasks
 from pdls_ik.ik import IKSolver
+from pdls_ik.ik.task_config import load_task_config, TaskConfig
+from pdls_ik.ik.task_problem import moved_variables, resolve_tasks
 from pdls_ik.model.com import center_of_mass
-from pdls_ik.task_config import load_task_config, TaskConfig
 from pdls_ik.tasks import ClosureTask, CoMTask, PositionBoundTask
 import pytest
 from scipy.spatial.transform import Rotation

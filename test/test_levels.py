@@ -12,12 +12,12 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Tests of pdls_ik.levels: level order (locks > targets by priority > posture) and stacking."""
+"""Tests of pdls_ik.ik.task_levels: level order (locks > targets by priority > posture), stack."""
 from conftest import ROBOTS
 import numpy as np
 from pdls_ik import pdls
 from pdls_ik.errors import InputError
-from pdls_ik.levels import assign_levels, LevelStack
+from pdls_ik.ik.task_levels import assign_levels, LevelStack
 from pdls_ik.model import load_urdf
 from pdls_ik.tasks import FrameTask, JointLockTask, PostureTask
 import pytest

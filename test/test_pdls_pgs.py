@@ -19,8 +19,8 @@ from conftest import REPO
 import numpy as np
 from pdls_ik import load_urdf, pdls
 from pdls_ik.errors import ConfigError, InputError
+from pdls_ik.ik.task_solver import TaskSolver
 from pdls_ik.pdls.pgs import bounded_least_squares, pgs_step
-from pdls_ik.task_solver import TaskSolver
 from pdls_ik.tasks import FrameTask
 import pytest
 from scipy.optimize import lsq_linear

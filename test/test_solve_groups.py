@@ -18,12 +18,12 @@ from __future__ import annotations
 from conftest import REPO
 import numpy as np
 from pdls_ik import load_urdf, pdls
-from pdls_ik.solve_groups import partition
-from pdls_ik.task_solver import TaskSolver
+from pdls_ik.ik.solve_groups import partition
+from pdls_ik.ik.task_solver import TaskSolver
 from pdls_ik.tasks import FrameTask, JointLockTask, LimitAvoidanceTask, PostureTask
 import pytest
 
-#: options under which the PDLS step is block-wise (see pdls_ik.solve_groups)
+#: options under which the PDLS step is block-wise (see pdls_ik.ik.solve_groups)
 SEPARABLE = pdls.PDLSOptions(damping=1e-3, clamp_theta_diff_by_component=True,
                              clamp_residual_by_component=True, adaptive_step_size=False,
                              theta_diff_max_mag=0.3, divergence_factor=None,

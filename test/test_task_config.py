@@ -19,8 +19,8 @@ from conftest import REPO
 import numpy as np
 from pdls_ik import load_urdf
 from pdls_ik.errors import ConfigError
+from pdls_ik.ik.task_config import load_task_config, TASK_TYPES, TaskConfig
 from pdls_ik.model.floating import FloatingBase
-from pdls_ik.task_config import load_task_config, TASK_TYPES, TaskConfig
 from pdls_ik.tasks import (ClosureTask, CoMTask, FrameTask, JointLockTask, LimitAvoidanceTask,
                            LookAtTask, PositionBoundTask, PostureTask, RelativeFrameTask)
 import pytest

@@ -20,9 +20,9 @@ from fd_support import residual_derivative
 import numpy as np
 from pdls_ik import load_urdf
 from pdls_ik.errors import ConfigError, InputError
+from pdls_ik.ik.task_config import TaskConfig
+from pdls_ik.ik.task_solver import TaskSolver
 from pdls_ik.pdls import GREATER_EQUAL, LESS_EQUAL
-from pdls_ik.task_config import TaskConfig
-from pdls_ik.task_solver import TaskSolver
 from pdls_ik.tasks import FrameTask, LimitAvoidanceTask, PositionBoundTask
 import pytest
 

@@ -20,9 +20,9 @@ from fd_support import central_differences
 import numpy as np
 from pdls_ik import load_urdf
 from pdls_ik.errors import ConfigError, LinkError, URDFError
+from pdls_ik.ik.task_config import TaskConfig
+from pdls_ik.ik.task_solver import TaskSolver
 from pdls_ik.model.com import center_of_mass, CenterOfMass, com_jacobian
-from pdls_ik.task_config import TaskConfig
-from pdls_ik.task_solver import TaskSolver
 from pdls_ik.tasks import CoMTask, FrameTask
 import pytest
 

@@ -26,9 +26,9 @@ from fd_support import residual_derivative
 import numpy as np
 from pdls_ik import load_urdf
 from pdls_ik.errors import ConfigError, InputError, LinkError
+from pdls_ik.ik.task_config import TaskConfig
+from pdls_ik.ik.task_solver import TaskSolver
 from pdls_ik.model.floating import FloatingBase
-from pdls_ik.task_config import TaskConfig
-from pdls_ik.task_solver import TaskSolver
 from pdls_ik.tasks import FrameTask, LookAtTask, RelativeFrameTask
 import pytest
 

@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-Numba kernel of :func:`pdls_ik.batch.solve_batch`: the same iteration, compiled per problem.
+Numba kernel of :func:`pdls_ik.ik.batch.solve_batch`: the same iteration, compiled per problem.
 
 Per iteration: chain forward kinematics and Jacobian in one pass (prefix products of the joint
 transforms, columns [a × (t − p); a]), the pose residual with a closed-form SO(3) log, the
@@ -21,7 +21,7 @@ error-damped least-squares step Jᵀ(JJᵀ + μI)⁻¹e by a 6 × 6 Cholesky sol
 (a periodic variable whose target has an image within the limits is not held), the periodic
 variables turned onto that image, clipping into the limits, and the stall / iteration-budget
 restarts from random in-limit seeds.
-See :mod:`pdls_ik.batch` for the mathematics; this file must stay its exact transcription.
+See :mod:`pdls_ik.ik.batch` for the mathematics; this file must stay its exact transcription.
 """
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ import math
 import numba
 import numpy as np
 
-STALL_WINDOW, STALL_RATIO = 5, 0.9  # same values as pdls_ik.batch (asserted by the tests)
+STALL_WINDOW, STALL_RATIO = 5, 0.9  # same values as pdls_ik.ik.batch (asserted by the tests)
 TWO_PI = 2.0 * math.pi
 
 
@@ -251,7 +251,7 @@ def _solve_all(targets, Q, basis, qidx, mult, offset, start, end, axis, revolute
                             periodic, tol_p, tol_o, max_iterations, max_restarts, damping,
                             min_damping)
         iterations[i], restarts[i] = it, rs
-        # the returned q as pdls_ik.batch.check_solutions makes it: wrapped, clipped, measured
+        # the returned q as pdls_ik.ik.batch.check_solutions makes it: wrapped, clipped, measured
         for j in range(n):
             if continuous[j]:
                 q[j] = (q[j] + math.pi) % (2.0 * math.pi) - math.pi
@@ -265,7 +265,7 @@ def _solve_all(targets, Q, basis, qidx, mult, offset, start, end, axis, revolute
 def solve_many(ch, targets, q, tol_p, tol_o, max_iterations, max_restarts, damping,
                min_damping, random_seed):
     """
-    Solve every problem (see :func:`pdls_ik.batch.solve_batch`).
+    Solve every problem (see :func:`pdls_ik.ik.batch.solve_batch`).
 
     Returns (q (N, n) wrapped and clipped, iterations (N,), restarts (N,), position error (N,)
     [m], orientation error (N,) [rad]), as ``check_solutions`` would measure them.

@@ -339,7 +339,7 @@ class PoseKernel:
     def __init__(self, linkage, tip: str, base: str, chain_idx: np.ndarray,
                  position_only: bool, config, monitor, free, periodic, locks=None,
                  lock_tol: float = 0.0):
-        from pdls_ik.batch import ChainArrays
+        from pdls_ik.ik.batch import ChainArrays
         c = ChainArrays(linkage, tip, base)
         self.ch = (c.basis, c.qidx, c.multiplier, c.offset, c.start, c.end, c.axis, c.revolute,
                    c.select)

@@ -231,7 +231,7 @@ class TrackKernel:
 
     def __init__(self, linkage, tip: str, base: str, position_only: bool, config, free,
                  locks, posture, lock_tol: float):
-        from pdls_ik.batch import ChainArrays
+        from pdls_ik.ik.batch import ChainArrays
         from pdls_ik._accel.pdls_pose import OPTION_DEFAULTS
         c = ChainArrays(linkage, tip, base)
         self.ch = (c.basis, c.qidx, c.multiplier, c.offset, c.start, c.end, c.axis, c.revolute,

@@ -23,9 +23,9 @@ from typing import Optional
 from pdls_ik.config import IKConfig, load_config
 from pdls_ik.errors import ConfigError, InputError
 from pdls_ik.ik import IKSolver
+from pdls_ik.ik.task_config import load_task_config
 from pdls_ik.model import load_urdf
 from pdls_ik.resources import BUNDLED_ROBOTS, urdf_path
-from pdls_ik.task_config import load_task_config
 
 
 def add_robot_arguments(parser: argparse.ArgumentParser, urdf_positional: bool = True) -> None:
@@ -49,7 +49,7 @@ def make_solver(urdf: str, tip: Optional[str], base: Optional[str],
     Load the robot and build an :class:`IKSolver`; errors name the bad input.
 
     ``tasks_path`` (``--tasks``; default: the config's ``tasks_file``) adds the closures and
-    extra tasks of a :mod:`pdls_ik.task_config` YAML file to the solver.
+    extra tasks of a :mod:`pdls_ik.ik.task_config` YAML file to the solver.
     """
     robot = load_urdf(urdf_path(urdf))
     config = load_config(config_path) if config_path else IKConfig()

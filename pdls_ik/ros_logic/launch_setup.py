@@ -69,15 +69,16 @@ def tasks_file_parameter(path: str) -> Dict[str, str]:
     """
     Node parameters of the ``tasks_file`` launch argument: {} when empty, else its absolute path.
 
-    The file's structure and keys are checked here (:func:`pdls_ik.task_config.load_task_config`;
-    links and joints are checked by the node against the robot).
+    The file's structure and keys are checked here
+    (:func:`pdls_ik.ik.task_config.load_task_config`; links and joints are checked by the node
+    against the robot).
 
     :raises LaunchSetupError: missing file, invalid YAML or a bad key (named).
     """
     if not path:
         return {}
     from pdls_ik.errors import ConfigError
-    from pdls_ik.task_config import load_task_config
+    from pdls_ik.ik.task_config import load_task_config
 
     file = Path(path).expanduser().resolve()
     if not file.is_file():

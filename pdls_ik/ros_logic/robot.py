@@ -16,7 +16,7 @@
 A robot ready to solve: linkage, base and tip links, config, and solver factory.
 
 Built in one step from a robot description and an :class:`~pdls_ik.config.IKConfig` (with the
-closures and extra tasks of its ``tasks_file``, :mod:`pdls_ik.task_config`); the node swaps a
+closures and extra tasks of its ``tasks_file``, :mod:`pdls_ik.ik.task_config`); the node swaps a
 whole :class:`Robot` when the description or a parameter changes, so that a failing change
 leaves the previous robot in service (never half-applied).
 """
@@ -29,7 +29,7 @@ import numpy as np
 from numpy.typing import NDArray
 from pdls_ik.config import IKConfig
 from pdls_ik.errors import ConfigError, InputError, URDFError
-from pdls_ik.task_config import load_task_config, TaskConfig
+from pdls_ik.ik.task_config import load_task_config, TaskConfig
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ residual ``e(q)`` (m,), the change of the task values we want, and its Jacobian 
 the derivative of the task values with respect to q, so that the solver seeks ``J Δq = e``.
 Rows are already multiplied by the task's weight (as MSim's robot PDLS solver,
 ``msim.control.Solver``, weights the rows of its soft-goal effectors). Tasks are grouped into
-strict priority levels by :mod:`pdls_ik.levels` from their :attr:`Task.kind` and
+strict priority levels by :mod:`pdls_ik.ik.task_levels` from their :attr:`Task.kind` and
 :attr:`Task.priority`.
 """
 from __future__ import annotations

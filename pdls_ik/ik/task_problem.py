@@ -15,11 +15,12 @@
 """
 Extra tasks of an :class:`~pdls_ik.ik.IKSolver`: closures, CoM, bounds... beside its tip pose.
 
-The extra tasks join the tip pose task in one :class:`~pdls_ik.levels.LevelStack` (invariants >
-locks > targets by priority > posture, as MSim's ``msim.control.Solver`` ranks its effectors).
+The extra tasks join the tip pose task in one :class:`~pdls_ik.ik.task_levels.LevelStack`
+(invariants > locks > targets by priority > posture, as MSim's ``msim.control.Solver`` ranks
+its effectors).
 :class:`ExtraTasks` knows where their rows are and tells whether each required task is within
-its own tolerance, with the definitions of :mod:`pdls_ik.task_solver`
-(:func:`~pdls_ik.task_solver.task_error`, :func:`~pdls_ik.task_solver.level_tolerance`).
+its own tolerance, with the definitions of :mod:`pdls_ik.ik.task_solver`
+(:func:`~pdls_ik.ik.task_solver.task_error`, :func:`~pdls_ik.ik.task_solver.level_tolerance`).
 :func:`moved_variables` finds the joints the tasks move (freed for the solver and sampled by
 random restarts: e.g. the passive joints of a closed chain, off the tip chain).
 """
@@ -30,14 +31,14 @@ from typing import Dict, List, Sequence, Tuple, Union
 import numpy as np
 from numpy.typing import NDArray
 from pdls_ik.errors import ConfigError, InputError, JointError, PDLSIKError
-from pdls_ik.levels import LevelStack
+from pdls_ik.ik.task_config import TaskConfig
+from pdls_ik.ik.task_levels import LevelStack
+from pdls_ik.ik.task_solver import level_tolerance, task_error
 from pdls_ik.pdls import Level
-from pdls_ik.task_config import TaskConfig
-from pdls_ik.task_solver import level_tolerance, task_error
 from pdls_ik.tasks.base import POSTURE, Task
 
 Array = NDArray[np.float64]
-#: TaskConfig keys that only :class:`~pdls_ik.task_solver.TaskSolver` honours, with the value
+#: TaskConfig keys that only :class:`~pdls_ik.ik.task_solver.TaskSolver` honours, with the value
 #: that means "not used"
 _TASK_SOLVER_ONLY = (('floating_base', False), ('solve_groups', False),
                      ('limit_strategy', 'clamping'))
@@ -52,7 +53,7 @@ def resolve_tasks(linkage, extra_tasks: Union[None, TaskConfig, Sequence[Task]]
     Return (tasks, fixed joint names) of ``extra_tasks`` on ``linkage``.
 
     :param extra_tasks: None, a sequence of :class:`~pdls_ik.tasks.Task`, or a
-        :class:`~pdls_ik.task_config.TaskConfig` (built here: closures first, then its tasks;
+        :class:`~pdls_ik.ik.task_config.TaskConfig` (built here: closures first, then its tasks;
         its ``fixed_joints`` are returned).
 
     :raises ConfigError: a TaskConfig key that IKSolver does not support (``floating_base``,
@@ -131,7 +132,7 @@ class ExtraTasks:
     :param stack: the solver's LevelStack.
 
     :ivar tolerances: per level, the weighted residual norm below which its tasks are met
-        (:func:`~pdls_ik.task_solver.level_tolerance`; None where no task constrains), set on
+        (:func:`~pdls_ik.ik.task_solver.level_tolerance`; None where no task constrains), set on
         the levels by :meth:`levels` so that the best iterate of a failed solve is ranked level
         by level against them.
     """

@@ -164,13 +164,13 @@ def partition(tasks: List[Task], probes: List[Array], free: Array) -> List[Solve
 
 def solve_grouped(solver, theta0: Array) -> Tuple[Array, str, int, int]:
     """
-    Solve a :class:`~pdls_ik.task_solver.TaskSolver`'s problem group by group.
+    Solve a :class:`~pdls_ik.ik.task_solver.TaskSolver`'s problem group by group.
 
     :return: (θ (n,), status, iterations, number of groups): status "converged" when every group
         converged, else the first failing group's status; iterations is the largest count of a
         group (the groups are independent and could run in parallel).
     """
-    from pdls_ik.task_solver import TaskProblem
+    from pdls_ik.ik.task_solver import TaskProblem
 
     groups = getattr(solver, '_groups', None)
     if groups is None:                  # structure only: computed once per solver

@@ -17,7 +17,8 @@ Multi-task solver: any set of tasks (closures, CoM, frames, bounds...) on any ro
 
 :class:`~pdls_ik.IKSolver` solves one tip pose with random restarts and tracking; this facade
 solves a whole task set from a seed: the tasks are grouped into strict priority levels by
-:class:`~pdls_ik.levels.LevelStack` (invariants > locks > targets by priority > posture, the
+:class:`~pdls_ik.ik.task_levels.LevelStack`
+(invariants > locks > targets by priority > posture, the
 effector ranking of MSim's ``msim.control.Solver``) and handed to :func:`pdls_ik.pdls.solve`.
 Success is each required task within its own tolerance (:func:`task_error`); ``optional`` tasks
 (soft limit avoidance) never block success. On a :class:`~pdls_ik.model.floating.FloatingBase`
@@ -27,7 +28,7 @@ has a quaternion (nq = nv + 1).
 Fixed joints (``fixed_joints``) are not variables of the solve (the free variables of
 hpp-constraints' ``HierarchicalIterative``; in MSim's ``msim.control.Solver`` locked joints
 belong to no solver); with ``solve_groups=True`` the variables are split into independent
-problems (:mod:`pdls_ik.solve_groups`).
+problems (:mod:`pdls_ik.ik.solve_groups`).
 """
 from __future__ import annotations
 
@@ -39,7 +40,7 @@ import numpy as np
 from numpy.typing import NDArray
 from pdls_ik import pdls
 from pdls_ik.config import IKConfig
-from pdls_ik.levels import LevelStack
+from pdls_ik.ik.task_levels import LevelStack
 from pdls_ik.pdls.levels import PreparedLevels
 from pdls_ik.tasks.base import Task
 from pdls_ik.trajectory import wrap_angle
@@ -295,7 +296,7 @@ class TaskSolver:
         (the best iterate's order of :func:`pdls_ik.pdls.solve`).
         """
         if self.solve_groups:
-            from pdls_ik.solve_groups import solve_grouped
+            from pdls_ik.ik.solve_groups import solve_grouped
             theta, status, iterations, ngroups = solve_grouped(self, theta0)
         else:
             opts = self.options if self.free.all() else \

@@ -104,7 +104,7 @@ class ChainArrays:
     """
 
     def __init__(self, linkage, tip: str, base: Optional[str] = None):
-        from pdls_ik.ik import periodic_variables  # imported here: pdls_ik.ik loads the solver
+        from pdls_ik.ik.ik_solver import periodic_variables  # ik_solver loads the solver
         base = linkage.base_link if base is None else base
         chain = linkage.chain(tip, base)
         if chain.passive:

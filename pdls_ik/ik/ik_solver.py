@@ -42,8 +42,8 @@ from pdls_ik import pdls
 from pdls_ik._accel import available as numba_available
 from pdls_ik.config import IKConfig
 from pdls_ik.errors import ConfigError, InputError, JointError, LinkError
-from pdls_ik.extra_tasks import ExtraTasks, moved_variables, resolve_tasks
-from pdls_ik.levels import LevelStack
+from pdls_ik.ik.task_levels import LevelStack
+from pdls_ik.ik.task_problem import ExtraTasks, moved_variables, resolve_tasks
 from pdls_ik.model.joint_vector import check_joint_vector
 from pdls_ik.pdls.periodic import turn_into_limits
 from pdls_ik.tasks import FrameTask, JointLockTask, middle_of_limits, PostureTask
@@ -100,7 +100,7 @@ class IKResult:
         the final iteration of the returned attempt.
     :ivar clamped_joints: names of joints at a position limit in ``q``.
     :ivar task_errors: extra task name -> its unweighted error at ``q`` (m, rad or the task's
-        unit; :func:`pdls_ik.task_solver.task_error`); empty without extra tasks.
+        unit; :func:`pdls_ik.ik.task_solver.task_error`); empty without extra tasks.
     """
 
     q: Array
@@ -352,9 +352,9 @@ class IKSolver:
     :param config: :class:`IKConfig`; ``**options`` override its fields (validated).
     :param extra_tasks: closures, CoM, bounds, look-at, relative-frame, limit-avoidance... tasks
         solved with the tip pose: a sequence of :class:`~pdls_ik.tasks.Task` or a
-        :class:`~pdls_ik.task_config.TaskConfig` (built on ``linkage``; its
+        :class:`~pdls_ik.ik.task_config.TaskConfig` (built on ``linkage``; its
         ``fixed_joints`` are not moved). Success then also needs every required extra task
-        within its own tolerance (:func:`pdls_ik.task_solver.task_error`); the joints they
+        within its own tolerance (:func:`pdls_ik.ik.task_solver.task_error`); the joints they
         move are freed and sampled by the random restarts (e.g. the passive joints of a
         closed chain); the one-shot solves run on the NumPy backend.
 
