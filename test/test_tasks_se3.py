@@ -12,12 +12,12 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Tests of pdls_ik.tasks.se3: closed-form rotation log vs scipy, swing, goal validation."""
+"""Tests of pdls_ik.lie.se3: closed-form rotation log vs scipy, swing, goal validation."""
 import math
 
 import numpy as np
 from pdls_ik.errors import InputError
-from pdls_ik.tasks.se3 import parse_pose, rotation_log, swing_log
+from pdls_ik.lie.se3 import parse_pose, rotation_log, swing_log
 import pytest
 from scipy.spatial.transform import Rotation
 

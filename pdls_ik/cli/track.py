@@ -42,8 +42,8 @@ from pdls_ik.cli.tracking import (exit_status, OFFLINE_TRACKING_TIMEOUT, print_s
                                   run_tracking, START_SOLVE_TIMEOUT, summarize, wall_start_ns,
                                   write_bag)
 from pdls_ik.errors import InputError
+from pdls_ik.lie.se3 import parse_pose
 from pdls_ik.plot import plot_tracking
-from pdls_ik.tasks.se3 import parse_pose
 
 COLUMNS = ('t', 'x', 'y', 'z', 'qx', 'qy', 'qz', 'qw')
 
