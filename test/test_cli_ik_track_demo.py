@@ -227,7 +227,7 @@ def test_demo_exits_1_when_a_cycle_lags(capsys, tmp_path, monkeypatch):
     config.write_text('pdls_ik_node:\n  ros__parameters:\n    velocity_scaling: 0.01\n')
     from pdls_ik.cli import demo
     monkeypatch.setattr(demo, 'trackable_path', lambda solver, rate, duration, robot_name:
-                        (*__import__('pdls_ik.demo_path', fromlist=['default_path'])
+                        (*__import__('pdls_ik.cli.demo_path', fromlist=['default_path'])
                          .default_path(solver.linkage, solver.tip_link, solver.base_link,
                                        robot_name='panda'), 'unchecked'))
     code, out, _ = _run(capsys, 'demo', '--duration', '0.5', '--config', str(config),

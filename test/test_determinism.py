@@ -23,8 +23,8 @@ import time
 
 import numpy as np
 from pdls_ik import IKConfig
+from pdls_ik.cli.demo_path import default_path, dexterous_homes, trackable_path
 from pdls_ik.cli.tracking import OFFLINE_TRACKING_TIMEOUT, run_tracking, summarize
-from pdls_ik.demo_path import default_path, dexterous_homes, trackable_path
 from pdls_ik.ik import FIRST_SOLVE_MIN_ITERATIONS, IKSolver
 from pdls_ik.model import load_urdf
 from pdls_ik.resources import bundled_urdf

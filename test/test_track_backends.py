@@ -23,7 +23,7 @@ import math
 import numpy as np
 from pdls_ik import IKSolver, load_urdf
 from pdls_ik._accel import available as numba_available
-from pdls_ik.demo_path import default_path
+from pdls_ik.cli.demo_path import default_path
 from pdls_ik.resources import bundled_urdf
 import pytest
 

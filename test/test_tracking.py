@@ -24,8 +24,8 @@ import math
 from conftest import PinocchioBridge
 import numpy as np
 from pdls_ik.cli import main
+from pdls_ik.cli.demo_path import default_path, dexterous_home, FigureEight
 from pdls_ik.cli.tracking import lag_causes, run_tracking, summarize, TrackingLog
-from pdls_ik.demo_path import default_path, dexterous_home, FigureEight
 from pdls_ik.ik import IKSolver, TRACK_MIN_ITERATIONS
 from pdls_ik.model import load_urdf
 from pdls_ik.resources import urdf_path

@@ -15,7 +15,7 @@
 """
 ``pdls-ik demo``: a robot tracks a figure-eight goal path; summary, ROS 2 bag and plot.
 
-With no argument the bundled Panda tracks the path of :mod:`pdls_ik.demo_path` at 100 Hz for
+With no argument the bundled Panda tracks the path of :mod:`pdls_ik.cli.demo_path` at 100 Hz for
 10 s (two loops), passing within a few degrees of its wrist singularity and of a joint limit.
 Each cycle is one :meth:`IKSolver.track` call: at most ``tracking_max_iterations`` iterations
 (the primary bound), ``tracking_timeout`` as a safety net. Writes the ROS 2 bag folder
@@ -29,11 +29,11 @@ import argparse
 from pathlib import Path
 
 from pdls_ik.cli.common import add_robot_arguments, make_solver, output_folder, warm_up
+from pdls_ik.cli.demo_path import trackable_path
+from pdls_ik.cli.plot import plot_tracking
 from pdls_ik.cli.tracking import (exit_status, OFFLINE_TRACKING_TIMEOUT, print_summary,
                                   run_tracking, summarize, wall_start_ns, write_bag)
-from pdls_ik.demo_path import trackable_path
 from pdls_ik.errors import InputError
-from pdls_ik.plot import plot_tracking
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:

@@ -264,7 +264,7 @@ def write_bag(log: TrackingLog, solver: IKSolver, path: Path, start_ns: int) -> 
     from rosbags.typesys import Stores, get_typestore
 
     from pdls_ik import msgs
-    from pdls_ik.bag import BagWriter
+    from pdls_ik.cli.bag import BagWriter
 
     typestore = get_typestore(Stores.ROS2_JAZZY)
     types = msgs.rosbags_types(typestore)
