@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-The Jacobi SVD of the numba PDLS step (pdls_ik._accel.step) against LAPACK.
+The Jacobi SVD of the numba PDLS step (pdls_ik._accel.step_numba) against LAPACK.
 
 The kernel against IKSolver's NumPy path is tested in test_ik_backends.py.
 """
@@ -32,7 +32,7 @@ def test_jacobi_rows_give_the_svd_and_the_damped_solution_including_rank_deficie
 
     The kernel's damped pseudoinverse solution equals the one from numpy's SVD.
     """
-    from pdls_ik._accel.step import jacobi_rows
+    from pdls_ik._accel.step_numba import jacobi_rows
     rng = np.random.default_rng(0)
     for k in range(30):
         A = rng.normal(size=(6, 6 + k % 4))
@@ -60,7 +60,7 @@ def test_jacobi_rows_give_the_svd_and_the_damped_solution_including_rank_deficie
 
 def test_jacobi_rows_warm_started_from_a_previous_u_give_the_svd_of_the_new_matrix():
     """Started from the Uᵀ of a nearby matrix (the previous iteration), the result is unchanged."""
-    from pdls_ik._accel.step import jacobi_rows
+    from pdls_ik._accel.step_numba import jacobi_rows
     rng = np.random.default_rng(1)
     for k in range(20):
         A = rng.normal(size=(6, 6 + k % 3))
@@ -81,7 +81,7 @@ def test_jacobi_rows_warm_started_from_a_previous_u_give_the_svd_of_the_new_matr
 
 def test_pgs_box_step_is_the_numpy_pgs_step_of_the_levels():
     """The compiled box-constrained step equals pdls.pgs.pgs_step on the same stacked levels."""
-    from pdls_ik._accel.step import pgs_box_step
+    from pdls_ik._accel.step_numba import pgs_box_step
     from pdls_ik.pdls.pgs import pgs_step
     rng = np.random.default_rng(4)
     hit_lower = hit_upper = 0

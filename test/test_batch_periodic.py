@@ -187,7 +187,7 @@ def test_local_solves_from_random_seeds_converge_more_often(ur5, backend):
 
 @needs_numba
 def test_the_kernels_turn_is_turn_into_limits():
-    from pdls_ik._accel.dls import _turned
+    from pdls_ik._accel.batch_numba import _turned
     from pdls_ik.pdls.periodic import turn_into_limits
     t = np.concatenate((np.linspace(-20.0, 20.0, 801), [TWO_PI, -TWO_PI, 3 * math.pi, 7.0]))
     for lo, up in ((-TWO_PI, TWO_PI), (-math.pi, math.pi), (-3.0, 3.0), (0.5, 2.0)):

@@ -279,7 +279,7 @@ def test_kernels_compiled_reads_numba_s_cache():
     from pdls_ik.resources import bundled_urdf
     if not available():
         pytest.skip('numba is not installed')
-    from pdls_ik._accel.pdls_pose import pose_errors, solve_restarts
+    from pdls_ik._accel.ik_solver_numba import pose_errors, solve_restarts
     solver = IKSolver(load_urdf(bundled_urdf('panda')), 'panda_link8')
     solver.warm_up()
     assert solver.kernels_compiled

@@ -15,8 +15,8 @@
 """
 The two implementations of IKSolver.solve (config.backend).
 
-selection, errors, and agreement of the compiled kernel (pdls_ik._accel.pdls_pose) with the NumPy
-reference on the same seeds.
+selection, errors, and agreement of the compiled kernel (pdls_ik._accel.ik_solver_numba) with the
+NumPy reference on the same seeds.
 """
 from conftest import PinocchioBridge, random_q
 import numpy as np
@@ -61,7 +61,7 @@ def test_forcing_numba_on_an_uncovered_problem_names_the_reason(panda):
 
 @needs_numba
 def test_kernel_constants_are_the_pdls_option_defaults():
-    from pdls_ik._accel.pdls_pose import OPTION_DEFAULTS
+    from pdls_ik._accel.ik_solver_numba import OPTION_DEFAULTS
     from pdls_ik.pdls import PDLSOptions
     defaults = PDLSOptions()
     for name, value in OPTION_DEFAULTS.items():

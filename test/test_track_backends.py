@@ -15,8 +15,8 @@
 """
 The two implementations of IKSolver.track agree, cycle by cycle.
 
-The compiled cycle (pdls_ik._accel.pdls_track) gives the NumPy reference's cycles: the same q,
-status, iterations and per-level metrics.
+The compiled cycle (pdls_ik._accel.track_problem_numba) gives the NumPy reference's cycles: the
+same q, status, iterations and per-level metrics.
 """
 import math
 
@@ -212,7 +212,7 @@ def test_mimic_joint_on_the_path_of_a_branching_robot():
 
 
 def test_box_step_constants_are_the_pdls_option_defaults():
-    from pdls_ik._accel.pdls_track import PGS_LEVEL_WEIGHT, PGS_MAX_ITERATIONS, PGS_TOL
+    from pdls_ik._accel.track_problem_numba import PGS_LEVEL_WEIGHT, PGS_MAX_ITERATIONS, PGS_TOL
     from pdls_ik.pdls import PDLSOptions
     defaults = PDLSOptions()
     assert (defaults.pgs_level_weight, defaults.pgs_max_iterations, defaults.pgs_tol) == \

@@ -408,7 +408,7 @@ class BatchSolver:
         q = self._start(seeds, T.shape[0])
         args = self.tolerances + self.budget + self.damping
         if self.backend == 'numba':
-            from pdls_ik._accel.dls import solve_many
+            from pdls_ik._accel.batch_numba import solve_many
             q, iterations, restarts, pos, ori = solve_many(ch, T, q, *args, self.random_seed)
         else:
             rng = np.random.default_rng(self.random_seed)

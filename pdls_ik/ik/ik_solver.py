@@ -477,8 +477,8 @@ class IKSolver:
         self.backend = 'numpy' if cfg.backend == 'numpy' or reason else 'numba'
         self._track_kernel = None
         if self.backend == 'numba':
-            from pdls_ik._accel.pdls_pose import PoseKernel
-            from pdls_ik._accel.pdls_track import TrackKernel
+            from pdls_ik._accel.ik_solver_numba import PoseKernel
+            from pdls_ik._accel.track_problem_numba import TrackKernel
             self._kernel = PoseKernel(linkage, tip, base, self.chain_variables,
                                       free_orientation, cfg, (RESTART_WINDOW, RESTART_RATIO),
                                       free, periodic, self.locks, LOCK_TOL)
@@ -726,7 +726,7 @@ class IKSolver:
     def _solve_compiled(self, start: Array, deadline: float, t0: float,
                         notes: List[str]) -> IKResult:
         """
-        :meth:`solve` on the compiled kernel (:mod:`pdls_ik._accel.pdls_pose`).
+        :meth:`solve` on the compiled kernel (:mod:`pdls_ik._accel.ik_solver_numba`).
 
         the same local solves, restart monitor and restart seeds, run in blocks of the seed table.
         """
@@ -776,7 +776,7 @@ class IKSolver:
 
         The posture (if enabled) takes one null-space step per cycle, at most
         ``TRACK_POSTURE_SHARE`` of each joint's velocity bound. On the numba backend the cycle
-        runs compiled (:mod:`pdls_ik._accel.pdls_track`, the same cycle to rounding).
+        runs compiled (:mod:`pdls_ik._accel.track_problem_numba`, the same cycle to rounding).
 
         :return: :class:`IKResult`: ``success`` tells whether the goal was reached within tolerance
             in this cycle; otherwise ``q`` is the best iterate of the cycle (the arm lags: goal

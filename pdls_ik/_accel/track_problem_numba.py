@@ -18,14 +18,14 @@ Numba backend of :meth:`pdls_ik.IKSolver.track` for a plain pose or position-onl
 A transcription of one tracking cycle of the NumPy reference (``IKSolver.track`` with its
 ``_TrackProblem``, :func:`pdls_ik.pdls.solve` and :func:`pdls_ik.pdls.step.compute_step`) for
 the levels IKSolver builds without extra tasks: joint locks (if any) > the pose > the posture
-in the null space of both, each step by :func:`pdls_ik._accel.step.levels_step`. The posture
+in the null space of both, each step by :func:`pdls_ik._accel.step_numba.levels_step`. The posture
 variation is applied in the first iteration of the cycle only, clipped per joint; the time
 budget is checked once the minimum of iterations is applied.
 
 The cycle first takes the undamped step toward the goal within the joint limits: when it
 leaves the cycle's velocity box, the cycle aims instead at the pose predicted by the
 box-constrained least-squares step (projected Gauss–Seidel,
-:func:`pdls_ik._accel.step.pgs_box_step`), its residual shifted by what that step leaves
+:func:`pdls_ik._accel.step_numba.pgs_box_step`), its residual shifted by what that step leaves
 undone, the joints it puts on a bound held there (``IKSolver._TrackProblem.aim``).
 ``test/test_track_backends.py`` checks that both backends give the same cycles.
 """
@@ -36,10 +36,11 @@ import math
 import numba
 import numpy as np
 from pdls_ik._accel import in_cache
-from pdls_ik._accel.pdls_pose import (_errors, _evaluate, _now, CONVERGED, lock_residual,
-                                      MAX_ITERATIONS, STALLED, STATUS_NAMES)
-from pdls_ik._accel.step import (adapt_step_size, exactly_inside, improves_best, levels_step,
-                                 lock_arrays, locks_held, pgs_box_step, reset_basis, step_work)
+from pdls_ik._accel.ik_solver_numba import (_errors, _evaluate, _now, CONVERGED, lock_residual,
+                                            MAX_ITERATIONS, STALLED, STATUS_NAMES)
+from pdls_ik._accel.step_numba import (adapt_step_size, exactly_inside, improves_best,
+                                       levels_step, lock_arrays, locks_held, pgs_box_step,
+                                       reset_basis, step_work)
 
 #: PDLSOptions defaults of the box-constrained step (pgs_level_weight, pgs_max_iterations,
 #: pgs_tol; asserted by the tests)
@@ -232,7 +233,7 @@ class TrackKernel:
     def __init__(self, linkage, tip: str, base: str, position_only: bool, config, free,
                  locks, posture, lock_tol: float):
         from pdls_ik.ik.batch import ChainArrays
-        from pdls_ik._accel.pdls_pose import OPTION_DEFAULTS
+        from pdls_ik._accel.ik_solver_numba import OPTION_DEFAULTS
         c = ChainArrays(linkage, tip, base)
         self.ch = (c.basis, c.qidx, c.multiplier, c.offset, c.start, c.end, c.axis, c.revolute,
                    c.select)

@@ -18,7 +18,7 @@ Numba backend of :meth:`pdls_ik.IKSolver.solve` for a plain pose or position-onl
 A transcription of :func:`pdls_ik.pdls.solve` for the problem that IKSolver builds for such a
 goal — joint locks (if any) above the weighted residual of :class:`pdls_ik.tasks.FrameTask` (full
 orientation: 6 rows, position-only: 3 rows) — with the options IKSolver passes: the step of
-:func:`pdls_ik._accel.step.levels_step` (automatic or fixed λ, SVD damped pseudoinverse, the
+:func:`pdls_ik._accel.step_numba.levels_step` (automatic or fixed λ, SVD damped pseudoinverse, the
 limiting loop with the periodic variables turned through their limits, Δθ clamping to
 ``theta_diff_max_mag``), the adaptive step size (slow-down / speed-up of the residual clamps),
 divergence check with revert, stall, iteration and time budgets (the clock is read every fourth
@@ -39,9 +39,9 @@ from typing import List, NamedTuple, Tuple
 import numba
 import numpy as np
 from pdls_ik._accel import in_cache
-from pdls_ik._accel.dls import _pose_jacobian, _residual, _turned
-from pdls_ik._accel.step import (adapt_step_size, improves_best, levels_step, lock_arrays,
-                                 locks_held, reset_basis, step_work)
+from pdls_ik._accel.batch_numba import _pose_jacobian, _residual, _turned
+from pdls_ik._accel.step_numba import (adapt_step_size, improves_best, levels_step, lock_arrays,
+                                       locks_held, reset_basis, step_work)
 
 #: status codes of the kernel; STUCK is the restart monitor's verdict (reported as "stalled")
 CONVERGED, STALLED, MAX_ITERATIONS, MAX_TIME, STUCK = 0, 1, 2, 3, 4

@@ -33,7 +33,7 @@ import math
 
 import numba
 import numpy as np
-from pdls_ik._accel.dls import _turned
+from pdls_ik._accel.batch_numba import _turned
 
 #: per-level metrics of a step, rows (lock level, pose level): λ, rank, σ_min
 LM_LAMBDA, LM_RANK, LM_SIGMA = range(3)
