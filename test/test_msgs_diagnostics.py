@@ -15,7 +15,7 @@
 """DiagnosticArray from pdls_ik.diagnostics statuses, against diagnostic_msgs (Humble, Jazzy)."""
 from msgs_support import roundtrip, store  # noqa: F401
 from pdls_ik.diagnostics import DiagnosticStatus, ERROR, error_status, OK, WARN
-from pdls_ik.msgs.diagnostics import diagnostic_array, status_level, status_values
+from pdls_ik.msgs.diagnostic_msgs import diagnostic_array, status_level, status_values
 
 
 def test_diagnostic_array_roundtrip_all_fields(store):  # noqa: F811

@@ -15,7 +15,7 @@
 """JointTrajectory from pdls_ik.trajectory.Trajectory, against trajectory_msgs (Humble, Jazzy)."""
 from msgs_support import roundtrip, store  # noqa: F401
 import numpy as np
-from pdls_ik.msgs.trajectory import joint_trajectory
+from pdls_ik.msgs.trajectory_msgs import joint_trajectory
 from pdls_ik.trajectory import Trajectory, TrajectoryPoint
 
 
