@@ -38,8 +38,8 @@ def add_robot_arguments(parser: argparse.ArgumentParser, urdf_positional: bool =
     parser.add_argument('--base', help='frame of the goals (default: the URDF root link)')
     parser.add_argument('--config', help='YAML parameter file (default: built-in defaults)')
     parser.add_argument('--tasks', metavar='FILE',
-                        help='YAML of closures and extra tasks solved with the tip pose '
-                             '(keys: pdls_ik/task_config.py; default: tasks_file of the config)')
+                        help='YAML of closures and extra tasks solved with the tip pose (keys: '
+                             'pdls_ik/ik/task_config.py; default: tasks_file of the config)')
 
 
 def make_solver(urdf: str, tip: Optional[str], base: Optional[str],

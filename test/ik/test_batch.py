@@ -97,7 +97,7 @@ def test_stacked_pose_and_jacobian_match_the_linkage():
 
 @pytest.mark.skipif(not available(), reason='numba not installed (optional accelerator)')
 def test_numba_kernel_is_a_transcription_of_the_numpy_reference():
-    from pdls_ik._accel import dls
+    from pdls_ik._accel import batch_numba as dls
     assert (dls.STALL_WINDOW, dls.STALL_RATIO) == (STALL_WINDOW, STALL_RATIO)
     robot = load_urdf(bundled_urdf('panda'))
     ch = ChainArrays(robot, 'panda_link8')

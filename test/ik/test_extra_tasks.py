@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 
 from conftest import REPO
+from fourbar_support import fourbar_b
 import numpy as np
 from pdls_ik import load_urdf
 from pdls_ik._accel import available as numba_available
@@ -34,7 +35,6 @@ from pdls_ik.model.com import center_of_mass
 from pdls_ik.tasks import ClosureTask, CoMTask, PositionBoundTask
 import pytest
 from scipy.spatial.transform import Rotation
-from test_closures import _fourbar_b
 
 #: generous budget where success is asserted (a loaded machine must not fail the test)
 TIMEOUT = 5.0
@@ -78,7 +78,7 @@ def test_fourbar_crank_goal_moves_passive_joints_onto_the_closed_form(fourbar, t
     name = solver.level_names[0]
     assert res.task_errors[name] < 1e-9
     assert abs(math.remainder(res.q[0] - theta, 2 * math.pi)) < 1e-6
-    expected = [_fourbar_b(theta, branch) for branch in (1.0, -1.0)]
+    expected = [fourbar_b(theta, branch) for branch in (1.0, -1.0)]
     passive = np.array(res.q[1:])
     assert min(np.max(np.abs(np.remainder(passive - e + math.pi, 2 * math.pi) - math.pi))
                for e in expected) < 1e-6

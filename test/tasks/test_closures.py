@@ -24,6 +24,7 @@ import math
 
 from conftest import random_q, REPO
 from fd_support import residual_derivative
+from fourbar_support import COUPLER, fourbar_b, ROCKER
 import numpy as np
 from pdls_ik import load_urdf
 from pdls_ik.config import IKConfig
@@ -32,22 +33,6 @@ from pdls_ik.ik.task_config import load_task_config, TaskConfig
 from pdls_ik.ik.task_solver import TaskSolver
 from pdls_ik.tasks import ClosureTask, FrameTask, JointLockTask
 import pytest
-
-CRANK, COUPLER, ROCKER, GROUND = 0.1, 0.25, 0.2, 0.2
-
-
-def _fourbar_b(theta2, branch=1.0):
-    """Return the closed form (coupler joint, rocker joint) [rad] for crank angle theta2."""
-    a = np.array([CRANK * math.cos(theta2), CRANK * math.sin(theta2)])
-    d = np.array([GROUND, 0.0])
-    dist = np.linalg.norm(d - a)
-    along = (COUPLER ** 2 - ROCKER ** 2 + dist ** 2) / (2 * dist)
-    h = math.sqrt(COUPLER ** 2 - along ** 2)
-    u = (d - a) / dist
-    b = a + along * u + branch * h * np.array([-u[1], u[0]])
-    t3 = math.atan2(b[1] - a[1], b[0] - a[0]) - theta2
-    t4 = math.atan2(b[1], b[0] - GROUND)
-    return np.array([(t3 + math.pi) % (2 * math.pi) - math.pi, t4])
 
 
 @pytest.fixture(scope='module')
@@ -82,7 +67,7 @@ def test_driving_the_crank_moves_the_passive_joints(fourbar):
         b_r = Tr[:3, :3] @ (ROCKER, 0, 0) + Tr[:3, 3]
         assert np.linalg.norm(b_c - b_r) < 1e-9
         assert abs(((q[0] - theta2) + math.pi) % (2 * math.pi) - math.pi) < 1e-12
-        ref = _fourbar_b(theta2, 1.0)                      # the assembly found: upper branch
+        ref = fourbar_b(theta2, 1.0)                      # the assembly found: upper branch
         assert np.abs(((q[1:] - ref) + math.pi) % (2 * math.pi) - math.pi).max() < 1e-8
 
 
@@ -103,7 +88,7 @@ def test_a_stretched_singular_start_is_left_by_a_random_restart(fourbar):
         np.zeros(3))
     assert res.success and res.status == 'converged' and res.restarts >= 1
     assert closure.errors(res.q)[0] < 1e-9 and res.q[0] == pytest.approx(0.0, abs=1e-12)
-    branches = [_fourbar_b(0.0, 1.0), _fourbar_b(0.0, -1.0)]
+    branches = [fourbar_b(0.0, 1.0), fourbar_b(0.0, -1.0)]
     wrapped = [np.abs(((res.q[1:] - b) + math.pi) % (2 * math.pi) - math.pi).max()
                for b in branches]
     assert min(wrapped) < 1e-8
