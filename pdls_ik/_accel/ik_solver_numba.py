@@ -42,6 +42,7 @@ from pdls_ik._accel import in_cache
 from pdls_ik._accel.batch_numba import _pose_jacobian, _residual, _turned
 from pdls_ik._accel.step_numba import (adapt_step_size, improves_best, levels_step, lock_arrays,
                                        locks_held, reset_basis, step_work)
+from pdls_ik.model.chain_arrays import ChainArrays
 
 #: status codes of the kernel; STUCK is the restart monitor's verdict (reported as "stalled")
 CONVERGED, STALLED, MAX_ITERATIONS, MAX_TIME, STUCK = 0, 1, 2, 3, 4
@@ -331,7 +332,7 @@ class PoseKernel:
         restart monitor, used when ``config.random_restarts``.
     :param free: (n,) bool, the variables the solver moves.
     :param periodic: (n,) bool, the variables turned through their limits
-        (:func:`pdls_ik.ik.periodic_variables`).
+        (:func:`pdls_ik.model.joint_vector.periodic_variables`).
     :param locks: the solver's :class:`pdls_ik.tasks.JointLockTask` (distinct joints) or None;
         lock_tol: a locked joint is held within lock_tol · weight of its value [rad or m].
     """
@@ -339,7 +340,6 @@ class PoseKernel:
     def __init__(self, linkage, tip: str, base: str, chain_idx: np.ndarray,
                  position_only: bool, config, monitor, free, periodic, locks=None,
                  lock_tol: float = 0.0):
-        from pdls_ik.ik.batch import ChainArrays
         c = ChainArrays(linkage, tip, base)
         self.ch = (c.basis, c.qidx, c.multiplier, c.offset, c.start, c.end, c.axis, c.revolute,
                    c.select)

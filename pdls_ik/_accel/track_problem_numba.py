@@ -41,6 +41,7 @@ from pdls_ik._accel.ik_solver_numba import (_errors, _evaluate, _now, CONVERGED,
 from pdls_ik._accel.step_numba import (adapt_step_size, exactly_inside, improves_best,
                                        levels_step, lock_arrays, locks_held, pgs_box_step,
                                        reset_basis, step_work)
+from pdls_ik.model.chain_arrays import ChainArrays
 
 #: PDLSOptions defaults of the box-constrained step (pgs_level_weight, pgs_max_iterations,
 #: pgs_tol; asserted by the tests)
@@ -232,7 +233,6 @@ class TrackKernel:
 
     def __init__(self, linkage, tip: str, base: str, position_only: bool, config, free,
                  locks, posture, lock_tol: float):
-        from pdls_ik.ik.batch import ChainArrays
         from pdls_ik._accel.ik_solver_numba import OPTION_DEFAULTS
         c = ChainArrays(linkage, tip, base)
         self.ch = (c.basis, c.qidx, c.multiplier, c.offset, c.start, c.end, c.axis, c.revolute,

@@ -28,9 +28,10 @@ Modules: :mod:`~pdls_ik.ik.ik_solver` (:class:`IKSolver`, one tip), :mod:`~pdls_
 """
 from pdls_ik.ik.batch import BatchResult, BatchSolver, solve_batch
 from pdls_ik.ik.ik_solver import (FIRST_SOLVE_MIN_ITERATIONS, IKResult, IKSolver, MAX_SEEDS,
-                                  periodic_variables, TRACK_MIN_ITERATIONS)
+                                  TRACK_MIN_ITERATIONS)
 from pdls_ik.ik.task_config import load_task_config, TaskConfig
 from pdls_ik.ik.task_solver import TaskResult, TaskSolver
+from pdls_ik.model.joint_vector import periodic_variables
 
 __all__ = ['IKSolver', 'IKResult', 'FIRST_SOLVE_MIN_ITERATIONS', 'TRACK_MIN_ITERATIONS',
            'MAX_SEEDS', 'periodic_variables', 'TaskSolver', 'TaskResult', 'BatchSolver',

@@ -44,10 +44,9 @@ from pdls_ik.config import IKConfig
 from pdls_ik.errors import ConfigError, InputError, JointError, LinkError
 from pdls_ik.ik.task_levels import LevelStack
 from pdls_ik.ik.task_problem import ExtraTasks, moved_variables, resolve_tasks
-from pdls_ik.model.joint_vector import check_joint_vector
+from pdls_ik.model.joint_vector import check_joint_vector, periodic_variables, wrap_angle
 from pdls_ik.pdls.periodic import turn_into_limits
 from pdls_ik.tasks import FrameTask, JointLockTask, middle_of_limits, PostureTask
-from pdls_ik.trajectory import wrap_angle
 
 Array = NDArray[np.float64]
 #: a locked joint counts as held when within this of its value [rad or m]
@@ -316,23 +315,6 @@ def _level_metrics(res: 'pdls.PDLSResult') -> Tuple[List, List, List, List]:
     """Per-level (residual norms, λ, ranks, smallest singular values) lists of a PDLS result."""
     return (list(res.residual_norms), [float(x) for x in res.lambdas],
             [int(x) for x in res.ranks], [float(x) for x in res.min_singular_values])
-
-
-def periodic_variables(linkage) -> Array:
-    """
-    Return the (n,) bool mask of the variables whose values θ and θ + 2π give the same pose.
-
-    Revolute (not continuous: those have no limits and are wrapped) joints whose every motion,
-    mimic joints included, is a rotation by an integer multiple of the variable. One-shot
-    solves let such a variable go beyond a limit onto its image a turn away
-    (:mod:`pdls_ik.pdls.periodic`).
-    """
-    periodic = np.array([t == 'revolute' for t in linkage.joint_types], dtype=bool)
-    for joint in linkage.joints:
-        if joint.moving and joint.index >= 0 and not (
-                joint.revolute and float(joint.multiplier).is_integer()):
-            periodic[joint.index] = False
-    return periodic
 
 
 def _box_share(d: Array, q: Array, lo: Array, up: Array) -> float:

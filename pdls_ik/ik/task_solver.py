@@ -41,9 +41,9 @@ from numpy.typing import NDArray
 from pdls_ik import pdls
 from pdls_ik.config import IKConfig
 from pdls_ik.ik.task_levels import LevelStack
+from pdls_ik.model.joint_vector import wrap_angle
 from pdls_ik.pdls.levels import PreparedLevels
 from pdls_ik.tasks.base import Task
-from pdls_ik.trajectory import wrap_angle
 
 Array = NDArray[np.float64]
 

@@ -31,8 +31,8 @@ from typing import Optional, Sequence, Tuple
 
 import numpy as np
 from pdls_ik.errors import InputError
+from pdls_ik.model.joint_vector import joint_delta
 from pdls_ik.tasks.base import Array, POSTURE, Task
-from pdls_ik.trajectory import joint_delta
 
 
 def middle_of_limits(lower: Array, upper: Array) -> Array:

@@ -25,8 +25,8 @@ import numpy as np
 from pdls_ik import IKSolver, load_urdf
 from pdls_ik._accel import available
 from pdls_ik.errors import InputError, LinkError
-from pdls_ik.ik.batch import (BatchSolver, ChainArrays, pose_residuals, solve_batch, STALL_RATIO,
-                              STALL_WINDOW)
+from pdls_ik.ik.batch import BatchSolver, pose_residuals, solve_batch, STALL_RATIO, STALL_WINDOW
+from pdls_ik.model.chain_arrays import ChainArrays
 from pdls_ik.resources import bundled_urdf
 import pytest
 from scipy.spatial.transform import Rotation

@@ -27,8 +27,9 @@ from conftest import PinocchioBridge, random_q
 import numpy as np
 from pdls_ik import load_urdf
 from pdls_ik._accel import available
-from pdls_ik.ik import periodic_variables
-from pdls_ik.ik.batch import _step, ChainArrays, dls_rows, pose_residuals, solve_batch
+from pdls_ik.ik.batch import _step, dls_rows, pose_residuals, solve_batch
+from pdls_ik.model.chain_arrays import ChainArrays
+from pdls_ik.model.joint_vector import periodic_variables
 from pdls_ik.resources import bundled_urdf
 import pytest
 from scipy.spatial.transform import Rotation

@@ -19,7 +19,7 @@ from conftest import PinocchioBridge
 import numpy as np
 from pdls_ik import IKSolver, load_urdf
 from pdls_ik._accel import available as numba_available
-from pdls_ik.ik import periodic_variables
+from pdls_ik.model.joint_vector import periodic_variables
 from pdls_ik.resources import bundled_urdf
 import pytest
 

@@ -25,7 +25,8 @@ import numpy as np
 from pdls_ik.errors import InputError, LinkError, URDFError
 from pdls_ik.ik import IKSolver
 from pdls_ik.model import load_urdf
-from pdls_ik.trajectory import plan_to, wrap_angle
+from pdls_ik.model.joint_vector import wrap_angle
+from pdls_ik.trajectory import plan_to
 import pytest
 from scipy.spatial.transform import Rotation
 
