@@ -32,8 +32,9 @@ limiting loop, Baerlocher & Boulic 2004, §4); θ is then clipped into the limit
 Revolute joints go through their limits as in :meth:`pdls_ik.IKSolver.solve` (the periodic
 variables of :func:`pdls_ik.model.joint_vector.periodic_variables`): such a joint that the step
 takes beyond a limit is not held there when θ + 2πk lies within the limits for some integer k,
-and θ takes that image, the same pose (:func:`pdls_ik.pdls.periodic.turn_into_limits`): the UR5's ±2π joints and
-its elbow at ±π no longer stop a turn short of the goal. Seeds are placed the same way.
+and θ takes that image, the same pose (:func:`pdls_ik.pdls.periodic.turn_into_limits`): the
+UR5's ±2π joints and its elbow at ±π no longer stop a turn short of the goal. Seeds are placed
+the same way.
 
 A problem whose local solve does not converge within ``max_iterations`` (or stops improving)
 restarts from a random in-limit seed, up to ``max_restarts`` times, as
