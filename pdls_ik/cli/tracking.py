@@ -36,6 +36,8 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 from numpy.typing import NDArray
+from pdls_ik import msgs
+from pdls_ik.cli.bag import BagWriter
 from pdls_ik.diagnostics import status_from_result
 from pdls_ik.ik import IKSolver
 from pdls_ik.trajectory import plan_to, with_mimic_joints
@@ -262,9 +264,6 @@ def write_bag(log: TrackingLog, solver: IKSolver, path: Path, start_ns: int) -> 
     count per topic.
     """
     from rosbags.typesys import Stores, get_typestore
-
-    from pdls_ik import msgs
-    from pdls_ik.cli.bag import BagWriter
 
     typestore = get_typestore(Stores.ROS2_JAZZY)
     types = msgs.rosbags_types(typestore)

@@ -55,6 +55,7 @@ from typing import Optional
 
 import numpy as np
 from numpy.typing import NDArray
+from pdls_ik._accel import available as numba_available
 from pdls_ik.errors import InputError
 from pdls_ik.model.chain_arrays import ChainArrays
 from pdls_ik.model.joint_vector import wrap_angle
@@ -270,8 +271,7 @@ class BatchSolver:
             raise InputError(f'max_iterations ({max_iterations}) must be >= 1 and max_restarts '
                              f'({max_restarts}) >= 0')
         if backend == 'auto':
-            from pdls_ik._accel import available
-            backend = 'numba' if available() else 'numpy'
+            backend = 'numba' if numba_available() else 'numpy'
         if backend not in ('numpy', 'numba'):
             raise InputError(f"backend: '{backend}' is not one of auto, numpy, numba")
         self.backend = backend

@@ -43,6 +43,7 @@ from typing import List, Optional, Tuple
 import numpy as np
 from numpy.typing import NDArray
 from pdls_ik import pdls
+from pdls_ik.ik.task_problem import TaskProblem
 from pdls_ik.tasks.base import POSTURE, Task
 
 Array = NDArray[np.float64]
@@ -170,8 +171,6 @@ def solve_grouped(solver, theta0: Array) -> Tuple[Array, str, int, int]:
         converged, else the first failing group's status; iterations is the largest count of a
         group (the groups are independent and could run in parallel).
     """
-    from pdls_ik.ik.task_solver import TaskProblem
-
     groups = getattr(solver, '_groups', None)
     if groups is None:                  # structure only: computed once per solver
         rng = np.random.default_rng(0)

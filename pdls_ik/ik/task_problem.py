@@ -13,14 +13,16 @@
 # limitations under the License.
 
 """
-Extra tasks of an :class:`~pdls_ik.ik.IKSolver`: closures, CoM, bounds... beside its tip pose.
+The PDLS problem of a set of tasks: levels, task errors and tolerances, convergence.
 
-The extra tasks join the tip pose task in one :class:`~pdls_ik.ik.task_levels.LevelStack`
-(invariants > locks > targets by priority > posture, as MSim's ``msim.control.Solver`` ranks
-its effectors).
-:class:`ExtraTasks` knows where their rows are and tells whether each required task is within
-its own tolerance, with the definitions of :mod:`pdls_ik.ik.task_solver`
-(:func:`~pdls_ik.ik.task_solver.task_error`, :func:`~pdls_ik.ik.task_solver.level_tolerance`).
+:class:`TaskProblem` is the problem :class:`~pdls_ik.ik.task_solver.TaskSolver` hands to
+:func:`pdls_ik.pdls.solve`; :func:`task_error` and :func:`level_tolerance` define when a task is
+met, for every solver. Extra tasks of an :class:`~pdls_ik.ik.IKSolver` (closures, CoM,
+bounds... beside its tip pose) use the same definitions: they join the tip pose task in one
+:class:`~pdls_ik.ik.task_levels.LevelStack` (invariants > locks > targets by priority > posture,
+as MSim's ``msim.control.Solver`` ranks its effectors). :class:`ExtraTasks` knows where their
+rows are and tells whether each required task is within its own tolerance (:func:`task_error`,
+:func:`level_tolerance`).
 :func:`moved_variables` finds the joints the tasks move (freed for the solver and sampled by
 random restarts: e.g. the passive joints of a closed chain, off the tip chain).
 """
@@ -33,8 +35,8 @@ from numpy.typing import NDArray
 from pdls_ik.errors import ConfigError, InputError, JointError, PDLSIKError
 from pdls_ik.ik.task_config import TaskConfig
 from pdls_ik.ik.task_levels import LevelStack
-from pdls_ik.ik.task_solver import level_tolerance, task_error
-from pdls_ik.pdls import Level
+from pdls_ik.model.joint_vector import wrap_angle
+from pdls_ik.pdls import GREATER_EQUAL, LESS_EQUAL, Level
 from pdls_ik.tasks.base import POSTURE, Task
 
 Array = NDArray[np.float64]
@@ -45,6 +47,95 @@ _TASK_SOLVER_ONLY = (('floating_base', False), ('solve_groups', False),
 #: random configurations (besides the middle of the limits) at which the Jacobian columns of a
 #: task are inspected by :func:`moved_variables`
 _SAMPLES = 2
+
+
+def task_error(task: Task, e: Array) -> Tuple[float, bool]:
+    """
+    (error, within tolerance) of a task from its weighted residual rows e (m,).
+
+    The error is unweighted, in the task's unit: for a frame task the larger of the position
+    [m] and orientation [rad] errors (each tested against its own tolerance); for a task with
+    inequality rows the largest violation; for a closure the larger of its position and
+    orientation errors; otherwise the residual norm. Tasks without a ``tolerance`` attribute use
+    1e-6.
+    """
+    if hasattr(task, 'errors_from_residual'):                 # FrameTask and relatives
+        pos, ori = task.errors_from_residual(e)
+        return max(pos, ori), (pos <= task.position_tolerance
+                               and ori <= task.orientation_tolerance)
+    tol = getattr(task, 'tolerance', 1e-6)
+    w = task.weight
+    if task.comparison is not None:
+        comp = np.asarray(task.comparison)
+        viol = np.where(comp == LESS_EQUAL, np.maximum(e, 0.0),
+                        np.where(comp == GREATER_EQUAL, np.maximum(-e, 0.0), np.abs(e)))
+        err = float(viol.max(initial=0.0)) / w
+    elif getattr(task, 'kind', None) == 'invariant' and e.size == 6:
+        err = max(float(np.linalg.norm(e[:3])), float(np.linalg.norm(e[3:]))) / w
+    else:
+        err = float(np.linalg.norm(e)) / w
+    return err, err <= tol
+
+
+def level_tolerance(task: Task) -> float:
+    """
+    Return the weighted residual norm below which ``task`` is surely met.
+
+    That is its tightest row tolerance times its weight; optional tasks never constrain: inf.
+    """
+    if getattr(task, 'optional', False):
+        return float('inf')
+    if hasattr(task, 'position_tolerance'):
+        return min(task.position_tolerance * task.position_weight,
+                   getattr(task, 'orientation_tolerance', np.inf) *
+                   getattr(task, 'orientation_weight', 1.0))
+    return getattr(task, 'tolerance', 1e-6) * task.weight
+
+
+class TaskProblem:
+    """
+    The PDLS problem of a task set on n variables (levels, posture, convergence, integration).
+
+    :param tasks: the tasks; n: number of variables; continuous: (n,) bool (wrapped angles);
+    :param integrate: optional Lie-group step ``integrate(theta, step)``.
+    """
+
+    def __init__(self, tasks: Sequence[Task], n: int, continuous: Array, integrate=None):
+        self.stack = LevelStack(tasks, n)
+        #: per level, the residual norm below which its tasks are met (smallest weighted task
+        #: tolerance): the lexicographic "best θ" of a failed solve is judged against these
+        self.tolerances = [min(level_tolerance(t) for t in group) for group in self.stack.groups]
+        self.tolerances = [None if np.isinf(t) else t for t in self.tolerances]
+        self.posture_variation = self.stack.posture_variation if self.stack.postures else None
+        self.continuous = np.asarray(continuous, dtype=bool)
+        if integrate is not None:
+            self.integrate = integrate
+        self._rows = [(task, k, sl) for k, (group, rows) in
+                      enumerate(zip(self.stack.groups, self.stack.rows))
+                      for task, sl in zip(group, rows)]
+
+    def levels(self, theta: Array):
+        """Return the stacked levels at θ, each with its tolerance (see :attr:`tolerances`)."""
+        levels = self.stack(theta)
+        for level, tol in zip(levels, self.tolerances):
+            level.tolerance = tol
+        return levels
+
+    def task_errors(self, levels) -> Dict[str, Tuple[float, bool]]:
+        """Task name → (error, within tolerance) from evaluated levels."""
+        return {task.name: task_error(task, levels[k].residual[sl])
+                for task, k, sl in self._rows}
+
+    def converged(self, theta: Array, levels) -> bool:
+        return all(task_error(task, levels[k].residual[sl])[1] for task, k, sl in self._rows
+                   if not getattr(task, 'optional', False))
+
+    def normalize(self, theta: Array) -> Array:
+        if not self.continuous.any():
+            return theta
+        theta = theta.copy()
+        theta[self.continuous] = wrap_angle(theta[self.continuous])
+        return theta
 
 
 def resolve_tasks(linkage, extra_tasks: Union[None, TaskConfig, Sequence[Task]]

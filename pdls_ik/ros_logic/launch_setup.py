@@ -27,7 +27,10 @@ import shutil
 import subprocess
 from typing import Callable, Dict, Iterable, List, Optional
 
-from pdls_ik.errors import PDLSIKError
+from pdls_ik.config import load_config
+from pdls_ik.errors import ConfigError, PDLSIKError
+from pdls_ik.ik.task_config import load_task_config
+from pdls_ik.model import load_urdf
 
 
 class LaunchSetupError(PDLSIKError):
@@ -77,8 +80,6 @@ def tasks_file_parameter(path: str) -> Dict[str, str]:
     """
     if not path:
         return {}
-    from pdls_ik.errors import ConfigError
-    from pdls_ik.ik.task_config import load_task_config
 
     file = Path(path).expanduser().resolve()
     if not file.is_file():
@@ -108,9 +109,6 @@ def resolve_links(description: str, config_path: str, base_link: str = '',
     :raises LaunchSetupError: unreadable or invalid config, URDF not loading, unknown link, or no
         tip link anywhere.
     """
-    from pdls_ik.config import load_config
-    from pdls_ik.model import load_urdf
-
     try:
         config = load_config(config_path)
         linkage = load_urdf(description)

@@ -29,7 +29,9 @@ import numpy as np
 from numpy.typing import NDArray
 from pdls_ik.config import IKConfig
 from pdls_ik.errors import ConfigError, InputError, URDFError
+from pdls_ik.ik import IKSolver
 from pdls_ik.ik.task_config import load_task_config, TaskConfig
+from pdls_ik.model import load_urdf
 
 
 @dataclass(frozen=True)
@@ -62,7 +64,6 @@ class Robot:
 
         :raises LinkError: unknown tip link.
         """
-        from pdls_ik.ik import IKSolver
         solver = IKSolver(self.linkage, tip_link or self.tip_link, self.base_link,
                           config=self.config, extra_tasks=self.tasks)
         solver.warm_up()
@@ -90,8 +91,6 @@ def build_robot(description: str, config: IKConfig) -> Robot:
         key or entry (the message names the parameter, the file and the key, e.g.
         ``tasks[0].link``).
     """
-    from pdls_ik.model import load_urdf
-
     if not config.tip_link:
         raise ConfigError("parameter 'tip_link': required (the link whose pose is controlled)")
     try:

@@ -20,7 +20,8 @@ import numpy as np
 from pdls_ik import load_urdf, pdls
 from pdls_ik.config import IKConfig
 from pdls_ik.errors import InputError
-from pdls_ik.ik.task_solver import level_tolerance, pdls_options, task_error, TaskSolver
+from pdls_ik.ik.task_problem import level_tolerance, task_error
+from pdls_ik.ik.task_solver import pdls_options, TaskSolver
 from pdls_ik.tasks import (ClosureTask, FrameTask, JointLockTask, LimitAvoidanceTask,
                            PositionBoundTask)
 import pytest
