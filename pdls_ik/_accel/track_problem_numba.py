@@ -16,17 +16,18 @@
 Numba backend of :meth:`pdls_ik.IKSolver.track` for a plain pose or position-only goal.
 
 A transcription of one tracking cycle of the NumPy reference (``IKSolver.track`` with its
-``_TrackProblem``, :func:`pdls_ik.pdls.solve` and :func:`pdls_ik.pdls.step.compute_step`) for
-the levels IKSolver builds without extra tasks: joint locks (if any) > the pose > the posture
-in the null space of both, each step by :func:`pdls_ik._accel.step_numba.levels_step`. The posture
-variation is applied in the first iteration of the cycle only, clipped per joint; the time
-budget is checked once the minimum of iterations is applied.
+:class:`~pdls_ik.ik.track_problem.TrackProblem`, :func:`pdls_ik.pdls.solve` and
+:func:`pdls_ik.pdls.step.compute_step`) for the levels IKSolver builds without extra tasks:
+joint locks (if any) > the pose > the posture in the null space of both, each step by
+:func:`pdls_ik._accel.step_numba.levels_step`. The posture variation is applied in the first
+iteration of the cycle only, clipped per joint; the time budget is checked once the minimum of
+iterations is applied.
 
 The cycle first takes the undamped step toward the goal within the joint limits: when it
 leaves the cycle's velocity box, the cycle aims instead at the pose predicted by the
 box-constrained least-squares step (projected Gauss–Seidel,
 :func:`pdls_ik._accel.step_numba.pgs_box_step`), its residual shifted by what that step leaves
-undone, the joints it puts on a bound held there (``IKSolver._TrackProblem.aim``).
+undone, the joints it puts on a bound held there (``TrackProblem.aim``).
 ``test/test_track_backends.py`` checks that both backends give the same cycles.
 """
 from __future__ import annotations
@@ -96,7 +97,7 @@ def track_cycle(q, target, ch, lower, upper, lo, up, free, wp, wo, rows, tol_p, 
     shift = np.zeros(rows)
     norm = _shifted(theta, target, wp, wo, rows, ch, T, J6, P, e6, shift)
     norm_l = lock_residual(theta, lock_idx, lock_values, lock_cont, lock_w, eL)
-    # the target of the cycle (IKSolver's _TrackProblem.aim): the undamped step within the joint
+    # the target of the cycle (TrackProblem.aim): the undamped step within the joint
     # limits tells whether the goal is within the box [lo, up] to first order
     levels_step(J, e, eL, lock_idx, lock_w, theta, lower, upper, free, no_periodic, 0.0, tmax,
                 svd_tol, -1.0, -1.0, no_posture, False, dtheta, wk, lm, rc)

@@ -42,15 +42,15 @@ from pdls_ik import pdls
 from pdls_ik._accel import available as numba_available
 from pdls_ik.config import IKConfig
 from pdls_ik.errors import ConfigError, InputError, JointError, LinkError
+from pdls_ik.ik.pose_problem import LOCK_TOL, PoseProblem
 from pdls_ik.ik.task_levels import LevelStack
-from pdls_ik.ik.task_problem import ExtraTasks, moved_variables, resolve_tasks
+from pdls_ik.ik.task_problem import moved_variables, pdls_options, resolve_tasks
+from pdls_ik.ik.track_problem import TRACK_MIN_ITERATIONS, TRACK_POSTURE_SHARE, TrackProblem
 from pdls_ik.model.joint_vector import check_joint_vector, periodic_variables, wrap_angle
 from pdls_ik.pdls.periodic import turn_into_limits
 from pdls_ik.tasks import FrameTask, JointLockTask, middle_of_limits, PostureTask
 
 Array = NDArray[np.float64]
-#: a locked joint counts as held when within this of its value [rad or m]
-LOCK_TOL = 1e-9
 #: a local solve is abandoned for a random restart when its pose residual falls by less than
 #: RESTART_RATIO over RESTART_WINDOW iterations (stuck at limits or in a local minimum). 500
 #: random goals from random seeds: (4, 0.6) against (3, 0.5): UR5 12.98 iterations and 0.55
@@ -69,12 +69,6 @@ MAX_SEEDS = 4096
 #: (p99 14 on the Panda, 15 on the UR5; ``benchmarks/first_solve_iterations.py``); 20
 #: iterations cost about 0.1 ms compiled, 2 ms on the NumPy backend
 FIRST_SOLVE_MIN_ITERATIONS = 20
-#: a tracking cycle always applies this many iterations before its time budget may stop it, so
-#: that a cycle preempted on a loaded machine still makes progress (the iteration budget
-#: ``tracking_max_iterations`` is the primary bound, ``tracking_timeout`` a safety net)
-TRACK_MIN_ITERATIONS = 2
-#: share of each joint's per-cycle velocity bound that the posture variation may ask for
-TRACK_POSTURE_SHARE = 0.25
 
 
 @dataclass
@@ -99,7 +93,7 @@ class IKResult:
         the final iteration of the returned attempt.
     :ivar clamped_joints: names of joints at a position limit in ``q``.
     :ivar task_errors: extra task name -> its unweighted error at ``q`` (m, rad or the task's
-        unit; :func:`pdls_ik.ik.task_solver.task_error`); empty without extra tasks.
+        unit; :func:`pdls_ik.ik.task_problem.task_error`); empty without extra tasks.
     """
 
     q: Array
@@ -121,187 +115,6 @@ class IKResult:
     task_errors: Dict[str, float] = field(default_factory=dict)
 
 
-class _Problem:
-    """The PDLS problem of one solver: levels, posture, convergence test and normalization."""
-
-    #: levels come from a LevelStack of validated tasks at a finite θ (checked inputs):
-    #: pdls.solve uses them without re-validation
-    trusted_levels = True
-
-    def __init__(self, stack: LevelStack, frame: FrameTask, frame_level: int, frame_rows: slice,
-                 locks: Optional[JointLockTask], continuous: Array, tracking: bool = False,
-                 extra: Optional[ExtraTasks] = None):
-        self.levels = stack if extra is None else extra.levels
-        self.extra = extra
-        # θ of the last convergence test and the frame's (position, orientation) errors there
-        self.last_theta: Optional[Array] = None
-        self.last_errors: Tuple[float, float] = (math.inf, math.inf)
-        self.posture_variation = stack.posture_variation if tracking and stack.postures else None
-        self.frame, self.frame_level, self.frame_rows = frame, frame_level, frame_rows
-        self.locks = locks
-        if locks is not None:       # (level, rows) of the locks
-            k = next(k for k, g in enumerate(stack.groups) if locks in g)
-            self.lock_at = (k, stack.rows[k][stack.groups[k].index(locks)])
-        self.continuous = continuous
-        if tracking or not continuous.any():
-            self.normalize = None   # tracking: wrapping would fight the narrowed bounds
-        self.start()
-
-    def start(self, window: int = 0, ratio: float = 1.0) -> None:
-        """Reset the progress monitor before a local solve (window 0: monitor off)."""
-        self.window, self.ratio, self.history, self.stuck = window, ratio, [], False
-
-    def converged(self, theta: Array, levels) -> bool:
-        """
-        Tell whether the pose is within tolerance, locks are held and the extra tasks are met.
-
-        Also True (with ``self.stuck`` set) when the monitor sees the pose residual (plus the unmet
-        extra tasks' weighted errors) decrease by less than the factor ``ratio`` over ``window``
-        iterations, so that a restart happens early.
-        """
-        e = levels[self.frame_level].residual[self.frame_rows]
-        pos, ori = self.frame.errors_from_residual(e)
-        self.last_theta, self.last_errors = theta, (pos, ori)
-        extra = self.extra
-        if pos > self.frame.position_tolerance or ori > self.frame.orientation_tolerance or \
-                (extra is not None and not extra.met(levels)):
-            if self.window:
-                hist = self.history
-                size = float(np.sqrt(e.dot(e)))
-                hist.append(size if extra is None else size + extra.violation(levels))
-                if len(hist) > self.window and hist[-1] > self.ratio * hist[-1 - self.window]:
-                    self.stuck = True
-                    return True
-            return False
-        if self.locks is not None:
-            e = levels[self.lock_at[0]].residual[self.lock_at[1]]
-            return float(np.max(np.abs(e))) <= LOCK_TOL * self.locks.weight
-        return True
-
-    def normalize(self, theta: Array) -> Array:
-        theta = theta.copy()
-        theta[self.continuous] = wrap_angle(theta[self.continuous])
-        return theta
-
-
-class _TrackProblem(_Problem):
-    """
-    The PDLS problem of one tracking cycle (see :meth:`IKSolver.track`).
-
-    * The posture variation is applied in the first iteration of the cycle only, each
-      component clipped to ``TRACK_POSTURE_SHARE`` of the joint's velocity bound: one bounded
-      null-space step per cycle. Applied at every iteration, its second-order effect on the
-      pose (a null-space step is null only to first order) keeps the pose residual near 1e-4
-      and the divergence check reverting steps, so that a cycle never converged.
-    * Time budget as a safety net: once ``TRACK_MIN_ITERATIONS`` iterations are applied and the
-      deadline is passed, the cycle stops (``timed_out``), reported as "max_time".
-    * A goal beyond the cycle's velocity box is replaced by the intermediate pose that the best
-      step inside the box predicts (:meth:`aim`), a waypoint approached by
-      ``TRACK_MIN_ITERATIONS`` iterations (fewer than the time budget ever allows, so that the
-      result does not depend on the machine's load); the posture is then left out, the box
-      being spent on the pose. Iterating toward the goal itself inside the box made the limiting
-      loop clamp joint after joint at the box until the clamped step raised the error: the
-      cycle then returned its start (status "stalled") and the arm stopped ~3 cm short of a far
-      goal, depending on how many iterations the time budget allowed.
-    """
-
-    def __init__(self, stack: LevelStack, frame: FrameTask, frame_level: int, frame_rows: slice,
-                 locks: Optional[JointLockTask], continuous: Array,
-                 extra: Optional[ExtraTasks] = None):
-        super().__init__(stack, frame, frame_level, frame_rows, locks, continuous, tracking=True,
-                         extra=extra)
-        self._posture = self.posture_variation
-        self.posture_variation = self._first_posture_step
-        self._stack, self.levels = self.levels, self._cycle_levels
-        self.begin(np.zeros(continuous.size), math.inf)
-
-    def begin(self, reach: Array, deadline: float) -> None:
-        """
-        Start a cycle.
-
-        :param reach: per-joint velocity bound (n,) of the cycle (inf: none).
-        :param deadline: end of the cycle (``time.perf_counter`` seconds).
-        """
-        self.posture_bound = TRACK_POSTURE_SHARE * reach
-        self.deadline, self.passes, self.timed_out = deadline, 0, False
-        self.shift, self.pinned, self._start = None, False, None
-
-    def aim(self, q: Array, lower: Array, upper: Array, lo: Array, up: Array, free: Array,
-            undamped: 'pdls.PDLSOptions', boxed: 'pdls.PDLSOptions') -> Tuple[Array, Array]:
-        """
-        Choose the target of the cycle from q (n,): the goal, or a pose within reach.
-
-        Returns the cycle's bounds (n,), (n,): [lo, up], or narrower (see below).
-
-        The undamped PDLS step from q within the joint limits [lower, upper] (``undamped``)
-        tells whether the goal is within this cycle's box [lo, up] to first order; if so the
-        goal is the target. Otherwise the box-constrained least-squares step d (``boxed``:
-        projected Gauss–Seidel over [lo, up]) is the best the cycle can do, and
-        the target is the pose it predicts: the frame residual is clamped to the part of
-        e(q) that d achieves, J d, by subtracting ``shift = e(q) − J d`` from it during the
-        cycle (PDLS residual clamping, as a shift held for the whole cycle so
-        that its iterations converge to a fixed pose whatever their number). The joints that
-        d puts on a bound are held there for the cycle (their bounds narrowed to that value),
-        as in the optimal step: the others reach the target. ``free`` (n,) bool: the
-        variables the solver may move.
-        """
-        self.shift = None
-        base = self._stack(q)
-        self._start = (q, base)      # the cycle's first evaluation, at q
-        d = pdls.step(base, q, lower, upper, None, undamped).theta_diff
-        if _box_share(d, q, lo, up) >= 1.0:
-            return lo, up
-        st = pdls.step(base, q, lo, up, None, boxed)
-        d = st.theta_diff
-        frame = base[self.frame_level]
-        shift = frame.residual[self.frame_rows] - frame.jacobian[self.frame_rows] @ d
-        pos, ori = self.frame.errors_from_residual(shift)
-        if pos <= self.frame.position_tolerance and ori <= self.frame.orientation_tolerance:
-            return lo, up
-        self.shift = shift
-        held = st.clamped
-        lo, up = lo.copy(), up.copy()
-        lo[held] = up[held] = q[held] + d[held]
-        self.pinned = not np.any(free & (lo < up))
-        return lo, up
-
-    def _shifted(self, levels: List['pdls.Level']) -> List['pdls.Level']:
-        """Return the levels with the frame residual of the intermediate target (:meth:`aim`)."""
-        if self.shift is None:
-            return levels
-        level = levels[self.frame_level]
-        e = level.residual.copy()
-        e[self.frame_rows] -= self.shift
-        levels = list(levels)
-        levels[self.frame_level] = pdls.Level(e, level.jacobian, level.comparison,
-                                              level.tolerance, level.name)
-        return levels
-
-    def _cycle_levels(self, theta: Array) -> List['pdls.Level']:
-        start, self._start = self._start, None
-        if start is not None and np.array_equal(theta, start[0]):
-            return self._shifted(start[1])
-        return self._shifted(self._stack(theta))
-
-    def _first_posture_step(self, theta: Array) -> Optional[Array]:
-        if self._posture is None or self.passes != 1 or self.shift is not None:
-            return None
-        v = self._posture(theta)
-        return np.clip(v, -self.posture_bound, self.posture_bound)
-
-    def converged(self, theta: Array, levels) -> bool:
-        self.passes += 1          # one call per PDLS pass: passes - 1 iterations applied so far
-        if super().converged(theta, levels):
-            return True
-        if self.shift is not None and (self.pinned or self.passes > TRACK_MIN_ITERATIONS) and \
-                (self.extra is None or self.extra.met(levels)):
-            return True           # an intermediate target: a waypoint, close enough
-        if self.passes > TRACK_MIN_ITERATIONS and time.perf_counter() >= self.deadline:
-            self.timed_out = True
-            return True
-        return False
-
-
 def _seconds(value, name: str) -> float:
     """Return ``value`` as a float duration [s]; InputError unless a finite real number > 0."""
     if isinstance(value, numbers.Real) and not isinstance(value, bool):
@@ -317,13 +130,6 @@ def _level_metrics(res: 'pdls.PDLSResult') -> Tuple[List, List, List, List]:
             [int(x) for x in res.ranks], [float(x) for x in res.min_singular_values])
 
 
-def _box_share(d: Array, q: Array, lo: Array, up: Array) -> float:
-    """Largest factor f >= 0 keeping q + f·d (n,) in [lo, up] (inf when d = 0)."""
-    room = np.where(d > 0.0, up - q, lo - q)
-    moving = d != 0.0
-    return max(0.0, float(np.min(room[moving] / d[moving], initial=math.inf)))
-
-
 class IKSolver:
     """
     Inverse kinematics of one tip link relative to a base link, by PDLS.
@@ -336,7 +142,7 @@ class IKSolver:
         solved with the tip pose: a sequence of :class:`~pdls_ik.tasks.Task` or a
         :class:`~pdls_ik.ik.task_config.TaskConfig` (built on ``linkage``; its
         ``fixed_joints`` are not moved). Success then also needs every required extra task
-        within its own tolerance (:func:`pdls_ik.ik.task_solver.task_error`); the joints they
+        within its own tolerance (:func:`pdls_ik.ik.task_problem.task_error`); the joints they
         move are freed and sampled by the random restarts (e.g. the passive joints of a
         closed chain); the one-shot solves run on the NumPy backend.
 
@@ -426,23 +232,16 @@ class IKSolver:
         if self.locks is not None:
             periodic[self.locks.indices] = False
         stack = LevelStack(tasks, n)
-        self._extra = ExtraTasks(extra, stack) if extra else None
         level = next(k for k, g in enumerate(stack.groups) if self.frame in g)
         rows = stack.rows[level][stack.groups[level].index(self.frame)]
         self.level_names = stack.names
-        self._problem = _Problem(stack, self.frame, level, rows, self.locks, self.continuous,
-                                 extra=self._extra)
-        self._track_problem = _TrackProblem(stack, self.frame, level, rows, self.locks,
-                                            self.continuous, extra=self._extra)
-        damping = None if cfg.damping < 0.0 else cfg.damping
-        self._options = pdls.PDLSOptions(max_iterations=cfg.max_iterations, damping=damping,
-                                         theta_diff_max_mag=cfg.max_step,
-                                         limit_strategy=cfg.limit_strategy,
-                                         free_variables=None if free.all() else free,
-                                         periodic_variables=periodic if periodic.any() else
-                                         None)
-        if self._extra is not None:  # as TaskSolver (see task_solver.pdls_options)
-            self._options = self._options.replace(divergence_factor=None)
+        self._problem = PoseProblem(stack, self.frame, level, rows, self.locks, self.continuous,
+                                    extra=extra)
+        self._track_problem = TrackProblem(stack, self.frame, level, rows, self.locks,
+                                           self.continuous, extra=extra)
+        self._options = pdls_options(cfg, divergence_check=not extra,  # as TaskSolver with extras
+                                     free_variables=None if free.all() else free,
+                                     periodic_variables=periodic if periodic.any() else None)
         self._track_options = self._options.replace(     # a turn is no motion: no periodic
             max_iterations=cfg.tracking_max_iterations, max_time=None, periodic_variables=None)
         self._track_cache: Tuple = (math.nan, None, None, ())
@@ -471,7 +270,7 @@ class IKSolver:
         """Why the compiled kernels cannot solve this solver's problem ("" if they can)."""
         if not numba_available():
             return 'numba is not installed (pip install numba)'
-        if self._extra is not None:
+        if self.extra_tasks:
             return 'extra tasks (closures, CoM, bounds...) are solved by the NumPy code only'
         if self.locks is not None and len(set(self.locks.indices.tolist())) < \
                 self.locks.indices.size:
@@ -592,8 +391,8 @@ class IKSolver:
         if ok and self.locks is not None:
             ok = all(abs(values[i] - v) <= LOCK_TOL for i, v in self._lock_pairs)
         task_errors = {}
-        if self._extra is not None:
-            errors = self._extra.errors(q)
+        if self.extra_tasks:
+            errors = self._problem.errors(q)
             task_errors = {name: err for name, (err, _) in errors.items()}
             ok = ok and all(met for _, met in errors.values())
         if not ok and status == 'converged':
@@ -690,7 +489,7 @@ class IKSolver:
             # the last evaluation's errors when it was at q (no second forward kinematics)
             pos, ori = problem.last_errors if q is problem.last_theta else self.errors(q)
             # attempts ranked by their unmet extra tasks, then by the pose
-            score = (0.0 if self._extra is None else self._extra.violation_at(q),
+            score = (self._problem.violation_at(q) if self.extra_tasks else 0.0,
                      math.hypot(pos * self.frame.position_weight,
                                 ori * self.frame.orientation_weight))
             if score < best_score or best is None:
@@ -800,8 +599,8 @@ class IKSolver:
         """
         Return the per-joint reach (n,) [rad or m] in dt and the PDLS options of a cycle.
 
-        Also the two option sets of :meth:`_TrackProblem.aim` (undamped; undamped and
-        box-constrained by projected Gauss–Seidel), cached per dt.
+        Also the two option sets of :meth:`~pdls_ik.ik.track_problem.TrackProblem.aim`
+        (undamped; undamped and box-constrained by projected Gauss–Seidel), cached per dt.
         """
         if self._track_cache[0] != dt:
             vmax = np.asarray(self.linkage.velocity_limits, dtype=float) * \

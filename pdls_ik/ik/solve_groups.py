@@ -163,43 +163,55 @@ def partition(tasks: List[Task], probes: List[Array], free: Array) -> List[Solve
     return groups
 
 
-def solve_grouped(solver, theta0: Array) -> Tuple[Array, str, int, int]:
+class GroupedSolve:
     """
-    Solve a :class:`~pdls_ik.ik.task_solver.TaskSolver`'s problem group by group.
+    A :class:`~pdls_ik.ik.task_solver.TaskSolver`'s problem solved group by group.
 
-    :return: (θ (n,), status, iterations, number of groups): status "converged" when every group
-        converged, else the first failing group's status; iterations is the largest count of a
-        group (the groups are independent and could run in parallel).
+    The groups (:func:`partition`) and their problems are built at the first solve, from its
+    seed, and kept: the task set and the fixed joints of a solver do not change.
+
+    :param solver: the TaskSolver (its tasks, limits, free variables, options, linkage).
     """
-    groups = getattr(solver, '_groups', None)
-    if groups is None:                  # structure only: computed once per solver
-        rng = np.random.default_rng(0)
-        span = np.where(np.isfinite(solver.upper - solver.lower),
-                        solver.upper - solver.lower, 1.0)
-        probe = np.clip(theta0 + 0.1 * span * rng.uniform(-1.0, 1.0, theta0.size),
-                        solver.lower, solver.upper)
-        groups = solver._groups = partition(solver.tasks, [theta0, probe], solver.free)
-    problems = getattr(solver, '_group_problems', None)
-    if problems is None:
-        problems = solver._group_problems = [_group_problem(solver, g, TaskProblem)
-                                             for g in groups]
-    theta = theta0.copy()
-    status, iterations = pdls.CONVERGED, 0
-    opts = solver.options.replace(free_variables=None)
-    for group, (problem, restricted) in zip(groups, problems):
-        idx = group.variables
-        for task in restricted:
-            task.full = theta0          # the other groups' variables (unused by this group)
-        res = pdls.solve(problem, theta0[idx], solver.lower[idx], solver.upper[idx], opts)
-        theta[idx] = res.theta if res.converged or res.best_theta is None else res.best_theta
-        iterations = max(iterations, res.iterations)
-        if res.status != pdls.CONVERGED and status == pdls.CONVERGED:
-            status = res.status
-    _posture_only(solver, groups, theta)
-    return theta, status, iterations, len(groups)
+
+    def __init__(self, solver):
+        self.solver = solver
+        self.groups: Optional[List[SolveGroup]] = None
+        self._problems: List[Tuple[TaskProblem, List[_Restricted]]] = []
+
+    def solve(self, theta0: Array) -> Tuple[Array, str, int, int]:
+        """
+        Solve from θ0 (n,).
+
+        :return: (θ (n,), status, iterations, number of groups): status "converged" when every
+            group converged, else the first failing group's status; iterations is the largest
+            count of a group (the groups are independent and could run in parallel).
+        """
+        solver = self.solver
+        if self.groups is None:             # structure only: computed once per solver
+            rng = np.random.default_rng(0)
+            span = np.where(np.isfinite(solver.upper - solver.lower),
+                            solver.upper - solver.lower, 1.0)
+            probe = np.clip(theta0 + 0.1 * span * rng.uniform(-1.0, 1.0, theta0.size),
+                            solver.lower, solver.upper)
+            self.groups = partition(solver.tasks, [theta0, probe], solver.free)
+            self._problems = [_group_problem(solver, g) for g in self.groups]
+        theta = theta0.copy()
+        status, iterations = pdls.CONVERGED, 0
+        opts = solver.options.replace(free_variables=None)
+        for group, (problem, restricted) in zip(self.groups, self._problems):
+            idx = group.variables
+            for task in restricted:
+                task.full = theta0          # the other groups' variables (unused by this group)
+            res = pdls.solve(problem, theta0[idx], solver.lower[idx], solver.upper[idx], opts)
+            theta[idx] = res.theta if res.converged or res.best_theta is None else res.best_theta
+            iterations = max(iterations, res.iterations)
+            if res.status != pdls.CONVERGED and status == pdls.CONVERGED:
+                status = res.status
+        _posture_only(solver, self.groups, theta)
+        return theta, status, iterations, len(self.groups)
 
 
-def _group_problem(solver, group: SolveGroup, problem_class):
+def _group_problem(solver, group: SolveGroup) -> Tuple[TaskProblem, List[_Restricted]]:
     """(problem, restricted tasks) of one group, built once per solver."""
     idx = group.variables
     restricted = [_Restricted(t, idx, np.zeros(solver.n), rows) for t, rows in group.tasks]
@@ -208,8 +220,8 @@ def _group_problem(solver, group: SolveGroup, problem_class):
         full, d = restricted[0].full.copy(), np.zeros(solver.n)
         full[idx], d[idx] = th, step
         return solver.linkage.integrate_theta(full, d)[idx]
-    return (problem_class(restricted, idx.size, solver.continuous[idx],
-                          integrate if solver.floating else None), restricted)
+    return (TaskProblem.from_tasks(restricted, idx.size, solver.continuous[idx],
+                                   integrate if solver.floating else None), restricted)
 
 
 def _posture_only(solver, groups: List[SolveGroup], theta: Array) -> None:

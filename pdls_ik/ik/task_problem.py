@@ -16,27 +16,28 @@
 The PDLS problem of a set of tasks: levels, task errors and tolerances, convergence.
 
 :class:`TaskProblem` is the problem :class:`~pdls_ik.ik.task_solver.TaskSolver` hands to
-:func:`pdls_ik.pdls.solve`; :func:`task_error` and :func:`level_tolerance` define when a task is
-met, for every solver. Extra tasks of an :class:`~pdls_ik.ik.IKSolver` (closures, CoM,
-bounds... beside its tip pose) use the same definitions: they join the tip pose task in one
+:func:`pdls_ik.pdls.solve`, and the base of :class:`~pdls_ik.ik.pose_problem.PoseProblem`, the
+problem of an :class:`~pdls_ik.ik.IKSolver`. :func:`task_error` and :func:`level_tolerance`
+define when a task is met, for every solver. The extra tasks of an IKSolver (closures, CoM,
+bounds... beside its tip pose) join the tip pose task in one
 :class:`~pdls_ik.ik.task_levels.LevelStack` (invariants > locks > targets by priority > posture,
-as MSim's ``msim.control.Solver`` ranks its effectors). :class:`ExtraTasks` knows where their
-rows are and tells whether each required task is within its own tolerance (:func:`task_error`,
-:func:`level_tolerance`).
+as MSim's ``msim.control.Solver`` ranks its effectors); the problem counts them: it knows where
+their rows are and tells whether each required one is within its own tolerance.
 :func:`moved_variables` finds the joints the tasks move (freed for the solver and sampled by
 random restarts: e.g. the passive joints of a closed chain, off the tip chain).
 """
 from __future__ import annotations
 
-from typing import Dict, List, Sequence, Tuple, Union
+from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 from numpy.typing import NDArray
+from pdls_ik.config import IKConfig
 from pdls_ik.errors import ConfigError, InputError, JointError, PDLSIKError
 from pdls_ik.ik.task_config import TaskConfig
 from pdls_ik.ik.task_levels import LevelStack
 from pdls_ik.model.joint_vector import wrap_angle
-from pdls_ik.pdls import GREATER_EQUAL, LESS_EQUAL, Level
+from pdls_ik.pdls import GREATER_EQUAL, LESS_EQUAL, Level, PDLSOptions, PDLSProblem
 from pdls_ik.tasks.base import POSTURE, Task
 
 Array = NDArray[np.float64]
@@ -90,52 +91,6 @@ def level_tolerance(task: Task) -> float:
                    getattr(task, 'orientation_tolerance', np.inf) *
                    getattr(task, 'orientation_weight', 1.0))
     return getattr(task, 'tolerance', 1e-6) * task.weight
-
-
-class TaskProblem:
-    """
-    The PDLS problem of a task set on n variables (levels, posture, convergence, integration).
-
-    :param tasks: the tasks; n: number of variables; continuous: (n,) bool (wrapped angles);
-    :param integrate: optional Lie-group step ``integrate(theta, step)``.
-    """
-
-    def __init__(self, tasks: Sequence[Task], n: int, continuous: Array, integrate=None):
-        self.stack = LevelStack(tasks, n)
-        #: per level, the residual norm below which its tasks are met (smallest weighted task
-        #: tolerance): the lexicographic "best θ" of a failed solve is judged against these
-        self.tolerances = [min(level_tolerance(t) for t in group) for group in self.stack.groups]
-        self.tolerances = [None if np.isinf(t) else t for t in self.tolerances]
-        self.posture_variation = self.stack.posture_variation if self.stack.postures else None
-        self.continuous = np.asarray(continuous, dtype=bool)
-        if integrate is not None:
-            self.integrate = integrate
-        self._rows = [(task, k, sl) for k, (group, rows) in
-                      enumerate(zip(self.stack.groups, self.stack.rows))
-                      for task, sl in zip(group, rows)]
-
-    def levels(self, theta: Array):
-        """Return the stacked levels at θ, each with its tolerance (see :attr:`tolerances`)."""
-        levels = self.stack(theta)
-        for level, tol in zip(levels, self.tolerances):
-            level.tolerance = tol
-        return levels
-
-    def task_errors(self, levels) -> Dict[str, Tuple[float, bool]]:
-        """Task name → (error, within tolerance) from evaluated levels."""
-        return {task.name: task_error(task, levels[k].residual[sl])
-                for task, k, sl in self._rows}
-
-    def converged(self, theta: Array, levels) -> bool:
-        return all(task_error(task, levels[k].residual[sl])[1] for task, k, sl in self._rows
-                   if not getattr(task, 'optional', False))
-
-    def normalize(self, theta: Array) -> Array:
-        if not self.continuous.any():
-            return theta
-        theta = theta.copy()
-        theta[self.continuous] = wrap_angle(theta[self.continuous])
-        return theta
 
 
 def resolve_tasks(linkage, extra_tasks: Union[None, TaskConfig, Sequence[Task]]
@@ -210,58 +165,126 @@ def moved_variables(tasks: Sequence[Task], lower: Array, upper: Array) -> NDArra
     return moved
 
 
+def pdls_options(config: IKConfig, divergence_check: bool = False, **changes) -> PDLSOptions:
+    """
+    Build the PDLS options of a solver from an :class:`IKConfig`: iterations, step, damping.
+
+    Written once for :class:`~pdls_ik.ik.task_solver.TaskSolver` and
+    :class:`~pdls_ik.ik.IKSolver`. ``changes`` override any field.
+
+    The divergence check is off unless ``divergence_check`` (IKSolver without extra tasks): with
+    a nonlinear constraint on a high level (a loop closure, a foot), every step of a lower level
+    raises that level's residual at second order (from 1e-17 to 1e-2 for a 0.5 rad crank step),
+    which the next Newton step removes; treating it as divergence would revert every step. The
+    adaptive step size still bounds the steps.
+    """
+    damping = None if config.damping < 0.0 else config.damping
+    fields = {'max_iterations': config.max_iterations, 'damping': damping,
+              'theta_diff_max_mag': config.max_step, 'limit_strategy': config.limit_strategy}
+    if not divergence_check:
+        fields['divergence_factor'] = None
+    fields.update(changes)
+    return PDLSOptions(**fields)
+
+
 def required(task: Task) -> bool:
     """Whether success needs ``task`` within its tolerance (not posture, not optional)."""
     return task.kind != POSTURE and not getattr(task, 'optional', False)
 
 
-class ExtraTasks:
+class TaskProblem(PDLSProblem):
     """
-    The extra tasks' rows in a LevelStack, their level tolerances and their success test.
+    The PDLS problem of a stack of tasks: levels with their tolerances, success, hooks.
 
-    :param tasks: the extra tasks (all in ``stack``).
-    :param stack: the solver's LevelStack.
+    :param stack: the :class:`~pdls_ik.ik.task_levels.LevelStack` of every task.
+    :param continuous: (n,) bool, the continuous joints (wrapped into [-π, π) after each update).
+    :param counted: the tasks whose tolerances decide success (default: every task of the
+        stack; the extra tasks of an :class:`~pdls_ik.ik.IKSolver`, beside its tip pose). With
+        none, the levels carry no tolerance.
+    :param integrate: Lie-group step ``integrate(theta, step)`` (a floating base), or None.
 
+    :ivar tasks: the counted tasks.
     :ivar tolerances: per level, the weighted residual norm below which its tasks are met
-        (:func:`~pdls_ik.ik.task_solver.level_tolerance`; None where no task constrains), set on
-        the levels by :meth:`levels` so that the best iterate of a failed solve is ranked level
-        by level against them.
+        (:func:`level_tolerance`; None where no task constrains), set on the levels by
+        :meth:`levels` so that the best iterate of a failed solve is ranked level by level
+        against them; None without counted tasks.
     """
 
-    def __init__(self, tasks: Sequence[Task], stack: LevelStack):
-        self.tasks = list(tasks)
+    def __init__(self, stack: LevelStack, continuous: Array,
+                 counted: Optional[Sequence[Task]] = None, integrate=None):
         self.stack = stack
-        rows = []
-        for k, (group, slices) in enumerate(zip(stack.groups, stack.rows)):
-            for task, sl in zip(group, slices):
-                if any(task is t for t in self.tasks) and required(task):
-                    rows.append((task, k, sl))
-        self._rows = rows
-        tolerances = [min(level_tolerance(t) for t in group) for group in stack.groups]
-        self.tolerances = [None if np.isinf(t) else float(t) for t in tolerances]
+        self.continuous = np.asarray(continuous, dtype=bool)
+        self.tasks = list(stack.tasks if counted is None else counted)
+        #: (task, level, rows) of every counted task, and of those success needs
+        self._rows = [(task, k, sl) for k, (group, slices) in
+                      enumerate(zip(stack.groups, stack.rows))
+                      for task, sl in zip(group, slices) if any(task is t for t in self.tasks)]
+        self._required_rows = [row for row in self._rows if required(row[0])]
+        self.tolerances = None
+        if self.tasks:
+            tolerances = [min(level_tolerance(t) for t in group) for group in stack.groups]
+            self.tolerances = [None if np.isinf(t) else float(t) for t in tolerances]
+        self._integrate = integrate
+
+    @classmethod
+    def from_tasks(cls, tasks: Sequence[Task], n: int, continuous: Array,
+                   integrate=None) -> 'TaskProblem':
+        """Return the problem of ``tasks`` on n variables, every task counted."""
+        return cls(LevelStack(tasks, n), continuous, integrate=integrate)
 
     def levels(self, theta: Array) -> List[Level]:
-        """Evaluate the stack at θ (n,), each level with its tolerance."""
+        """Evaluate the stack at θ (n,), each level with its tolerance (:attr:`tolerances`)."""
         levels = self.stack(theta)
-        for level, tol in zip(levels, self.tolerances):
-            level.tolerance = tol
+        if self.tolerances is not None:
+            for level, tol in zip(levels, self.tolerances):
+                level.tolerance = tol
         return levels
 
+    @property
+    def posture_variation(self):
+        """Return the posture variation hook of :func:`pdls_ik.pdls.solve` (None: none)."""
+        return self.stack.posture_variation if self.stack.postures else None
+
+    @property
+    def normalize(self):
+        """Return the hook wrapping the continuous joints (None: none to wrap)."""
+        return self._wrapped if self.continuous.any() else None
+
+    @property
+    def integrate(self):
+        """Return the Lie-group step hook of :func:`pdls_ik.pdls.solve` (None: θ + step)."""
+        return self._integrate
+
+    def _wrapped(self, theta: Array) -> Array:
+        theta = theta.copy()
+        theta[self.continuous] = wrap_angle(theta[self.continuous])
+        return theta
+
+    def converged(self, theta: Array, levels) -> bool:
+        """Whether every required counted task is within its tolerance (:meth:`met`)."""
+        return self.met(levels)
+
     def met(self, levels: Sequence[Level]) -> bool:
-        """Whether every required extra task is within its tolerance in evaluated levels."""
-        return all(task_error(task, levels[k].residual[sl])[1] for task, k, sl in self._rows)
+        """Whether every required counted task is within its tolerance in evaluated levels."""
+        return all(task_error(task, levels[k].residual[sl])[1]
+                   for task, k, sl in self._required_rows)
 
     def violation(self, levels: Sequence[Level]) -> float:
-        """Weighted size of the unmet required extra tasks in evaluated levels (0 when met)."""
+        """Weighted size of the unmet required counted tasks in evaluated levels (0 when met)."""
         total = 0.0
-        for task, k, sl in self._rows:
+        for task, k, sl in self._required_rows:
             err, ok = task_error(task, levels[k].residual[sl])
             if not ok:
                 total += err * task.weight
         return total
 
+    def task_errors(self, levels) -> Dict[str, Tuple[float, bool]]:
+        """Task name → (error, within tolerance) of every counted task from evaluated levels."""
+        return {task.name: task_error(task, levels[k].residual[sl])
+                for task, k, sl in self._rows}
+
     def _evaluate(self, q: Array) -> List[Tuple[Task, float, bool]]:
-        """(task, unweighted error, met) of every non-posture extra task at q (n,)."""
+        """(task, unweighted error, met) of every non-posture counted task at q (n,)."""
         out = []
         for task in self.tasks:
             if task.kind != POSTURE:
@@ -270,9 +293,9 @@ class ExtraTasks:
         return out
 
     def errors(self, q: Array) -> Dict[str, Tuple[float, bool]]:
-        """Task name → (unweighted error, met) of every extra task at q (n,) but postures."""
+        """Task name → (unweighted error, met) of every counted task at q (n,) but postures."""
         return {task.name: (err, ok) for task, err, ok in self._evaluate(q)}
 
     def violation_at(self, q: Array) -> float:
-        """Weighted size of the unmet required extra tasks at q (n,) (0 when all are met)."""
+        """Weighted size of the unmet required counted tasks at q (n,) (0 when all are met)."""
         return sum(err * task.weight for task, err, ok in self._evaluate(q) if not ok)

@@ -40,8 +40,8 @@ import numpy as np
 from numpy.typing import NDArray
 from pdls_ik import pdls
 from pdls_ik.config import IKConfig
-from pdls_ik.ik.solve_groups import solve_grouped
-from pdls_ik.ik.task_problem import TaskProblem
+from pdls_ik.ik.solve_groups import GroupedSolve
+from pdls_ik.ik.task_problem import pdls_options, TaskProblem
 from pdls_ik.model.joint_vector import wrap_angle
 from pdls_ik.pdls.levels import PreparedLevels
 from pdls_ik.tasks.base import Task
@@ -75,25 +75,6 @@ class TaskResult:
     residual_norms: List[float] = field(default_factory=list)
     groups: int = 1
     restarts: int = 0
-
-
-def pdls_options(config: IKConfig, **changes) -> pdls.PDLSOptions:
-    """
-    Build PDLS options from an :class:`IKConfig` (iterations, step, damping), as IKSolver does.
-
-    ``changes`` override any field.
-
-    The divergence check is off: with a nonlinear constraint on a high level (a loop closure,
-    a foot), every step of a lower level raises that level's residual at second order (from
-    1e-17 to 1e-2 for a 0.5 rad crank step), which the next Newton step removes; treating it
-    as divergence would revert every step. The adaptive step size still bounds the steps.
-    """
-    damping = None if config.damping < 0.0 else config.damping
-    fields = {'max_iterations': config.max_iterations, 'damping': damping,
-              'theta_diff_max_mag': config.max_step, 'limit_strategy': config.limit_strategy,
-              'divergence_factor': None}
-    fields.update(changes)
-    return pdls.PDLSOptions(**fields)
 
 
 class TaskSolver:
@@ -132,10 +113,11 @@ class TaskSolver:
         for name in fixed_joints:
             free[linkage.joint_index(name)] = False
         self.free = free
-        self.problem = TaskProblem(self.tasks, self.n, self.continuous,
-                                   linkage.integrate_theta if self.floating else None)
+        self.problem = TaskProblem.from_tasks(self.tasks, self.n, self.continuous,
+                                              linkage.integrate_theta if self.floating else None)
         self.level_names = self.problem.stack.names
         self.solve_groups = bool(solve_groups)
+        self._grouped = GroupedSolve(self) if self.solve_groups else None
         self.restart_budget = (cfg.random_restarts, cfg.timeout, cfg.random_seed)
         # variables a restart samples: the free joints (the floating root keeps the seed's)
         sampled = free.copy()
@@ -207,8 +189,8 @@ class TaskSolver:
         failed attempts: per level, the residual norm floored at its tolerance, highest first
         (the best iterate's order of :func:`pdls_ik.pdls.solve`).
         """
-        if self.solve_groups:
-            theta, status, iterations, ngroups = solve_grouped(self, theta0)
+        if self._grouped is not None:
+            theta, status, iterations, ngroups = self._grouped.solve(theta0)
         else:
             opts = self.options if self.free.all() else \
                 self.options.replace(free_variables=self.free)
