@@ -57,6 +57,7 @@ import numpy as np
 from numpy.typing import NDArray
 from pdls_ik._accel import available as numba_available
 from pdls_ik.errors import InputError
+from pdls_ik.lie.so3 import rotation_logs
 from pdls_ik.model.chain_arrays import ChainArrays
 from pdls_ik.model.joint_vector import wrap_angle
 from pdls_ik.pdls.periodic import turn_into_limits
@@ -93,22 +94,11 @@ def pose_residuals(T: Array, targets: Array) -> Array:
     """
     Residuals (N, 6): position p* − p [m] then rotation vector log(R* Rᵀ) [rad], base frame.
 
-    Closed-form SO(3) logarithm; near an angle of π the axis comes from the symmetric part.
+    Closed-form SO(3) logarithm (:func:`pdls_ik.lie.so3.rotation_logs`).
     """
     e = np.empty((T.shape[0], 6))
     e[:, :3] = targets[:, :3, 3] - T[:, :3, 3]
-    R = targets[:, :3, :3] @ np.swapaxes(T[:, :3, :3], 1, 2)
-    s = 0.5 * np.stack((R[:, 2, 1] - R[:, 1, 2], R[:, 0, 2] - R[:, 2, 0],
-                        R[:, 1, 0] - R[:, 0, 1]), axis=1)
-    c = 0.5 * (np.trace(R, axis1=1, axis2=2) - 1.0)
-    sn = np.sqrt(np.einsum('Ni,Ni->N', s, s))
-    angle = np.arctan2(sn, c)
-    k = np.where(sn > 1e-12, angle / np.maximum(sn, 1e-300), 1.0)
-    e[:, 3:] = s * k[:, None]
-    near_pi = (c < 0.0) & (sn < 1e-3)
-    if near_pi.any():
-        from scipy.spatial.transform import Rotation
-        e[near_pi, 3:] = Rotation.from_matrix(R[near_pi]).as_rotvec()
+    e[:, 3:] = rotation_logs(targets[:, :3, :3] @ np.swapaxes(T[:, :3, :3], 1, 2))
     return e
 
 

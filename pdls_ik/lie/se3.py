@@ -13,12 +13,12 @@
 # limitations under the License.
 
 """
-Rotation logarithm, swing error about a free axis, and validated goal poses.
+SE(3): validated goal poses, and the exponential and logarithm of rigid transforms.
 
-:func:`rotation_log` is a closed-form SO(3) logarithm for the solver's inner loop (scipy's
-``Rotation`` costs tens of µs per call); it falls back on scipy near π where the closed form loses
-accuracy, and is tested against ``Rotation.from_matrix(R).as_rotvec()``. :func:`parse_pose` turns
-a user goal into a position and rotation matrix with scipy, checking every number.
+:func:`parse_pose` turns a user goal into a position and rotation matrix with scipy, checking
+every number. :func:`se3_exp` / :func:`se3_log` map a twist (v [m], ω [rad]) to a transform and
+back (Murray, Li & Sastry, §2.4; Solà et al. 2018, "A micro Lie theory", Appendix D), for the
+floating base's Lie-group steps (:mod:`pdls_ik.model.floating`).
 """
 from __future__ import annotations
 
@@ -28,6 +28,7 @@ from typing import List, Tuple
 import numpy as np
 from numpy.typing import NDArray
 from pdls_ik.errors import InputError
+from pdls_ik.lie.so3 import skew
 from scipy.spatial.transform import Rotation
 
 Array = NDArray[np.float64]
@@ -36,49 +37,6 @@ Array = NDArray[np.float64]
 QUAT_NORM_NOTE_TOL = 1e-9
 #: a 4×4 pose whose rotation block is further than this from orthonormal is rejected
 ROTATION_ORTHO_TOL = 1e-3
-
-
-def rotation_log(R: Array) -> Array:
-    """
-    Rotation vector r (3,) [rad] with ``exp([r]×) = R`` for a rotation matrix R (3, 3).
-
-    |r| ∈ [0, π]. Uses ``sin θ · axis = vee(R − Rᵀ) / 2`` and ``cos θ = (tr R − 1) / 2``;
-    near θ = π (where sin θ → 0 and the axis must come from the symmetric part) scipy is used.
-    """
-    s0 = 0.5 * (R[2, 1] - R[1, 2])
-    s1 = 0.5 * (R[0, 2] - R[2, 0])
-    s2 = 0.5 * (R[1, 0] - R[0, 1])
-    c = 0.5 * (R[0, 0] + R[1, 1] + R[2, 2] - 1.0)
-    s = math.sqrt(s0 * s0 + s1 * s1 + s2 * s2)
-    if c < 0.0 and s < 1e-3:
-        return Rotation.from_matrix(R).as_rotvec()
-    theta = math.atan2(s, c)
-    k = theta / s if s > 1e-12 else 1.0 + s * s / 6.0   # θ / sin θ → 1 as θ → 0
-    return np.array((k * s0, k * s1, k * s2))
-
-
-def swing_log(R_rel: Array, axis: int) -> Array:
-    """
-    Rotation vector (3,) of the *swing* that turns unit axis ``axis`` onto ``R_rel[:, axis]``.
-
-    Decomposing R_rel = swing · twist with the twist about coordinate axis ``axis``, the swing is
-    the shortest rotation aligning that axis; its rotation vector is perpendicular to the axis
-    and its norm is the angle between the two axes [rad]. Used for a free rotation about a tool
-    axis: only the axis direction is controlled.
-    """
-    a = R_rel[:, axis]
-    e = np.zeros(3)
-    e[axis] = 1.0
-    cross = np.cross(e, a)
-    s = math.sqrt(float(cross @ cross))
-    angle = math.atan2(s, float(a[axis]))
-    if s < 1e-12:
-        if a[axis] > 0.0:
-            return np.zeros(3)
-        cross = np.zeros(3)            # opposite axes: any perpendicular axis, here the next one
-        cross[(axis + 1) % 3] = 1.0
-        s = 1.0
-    return cross * (angle / s)
 
 
 def _finite(values: Array, label: str, fields: str) -> None:
@@ -173,3 +131,32 @@ def parse_pose(target) -> Tuple[Array, Array, List[str]]:
     if max(abs(px), abs(py), abs(pz)) > MAX_GOAL_COORDINATE:
         _in_range(T[:3, 3], 'position')
     return T[:3, 3].copy(), R.copy(), notes
+
+
+def _v_matrix(w: Array, inverse: bool = False) -> Array:
+    """SE(3) left Jacobian of SO(3), V(ω) (or its inverse): t = V(ω) v in exp((v, ω))."""
+    theta = float(np.linalg.norm(w))
+    W = skew(w)
+    if theta < 1e-8:
+        return np.eye(3) - 0.5 * W if inverse else np.eye(3) + 0.5 * W
+    if inverse:
+        half = 0.5 * theta
+        c = (1.0 - half / math.tan(half)) / theta ** 2
+        return np.eye(3) - 0.5 * W + c * (W @ W)
+    a = (1.0 - math.cos(theta)) / theta ** 2
+    b = (theta - math.sin(theta)) / theta ** 3
+    return np.eye(3) + a * W + b * (W @ W)
+
+
+def se3_exp(twist: Array) -> Array:
+    """(4, 4) exp of a twist (6,) = (v [m], ω [rad]) in the body frame."""
+    T = np.eye(4)
+    T[:3, :3] = Rotation.from_rotvec(twist[3:]).as_matrix()
+    T[:3, 3] = _v_matrix(twist[3:]) @ twist[:3]
+    return T
+
+
+def se3_log(T: Array) -> Array:
+    """Twist (6,) = (v, ω) with ``se3_exp(twist) = T`` for a rigid transform T (4, 4)."""
+    w = Rotation.from_matrix(T[:3, :3]).as_rotvec()
+    return np.concatenate((_v_matrix(w, inverse=True) @ T[:3, 3], w))

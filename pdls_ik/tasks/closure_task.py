@@ -39,8 +39,9 @@ from typing import Optional, Tuple
 
 import numpy as np
 from pdls_ik.errors import InputError, LinkError
-from pdls_ik.lie.se3 import parse_pose, rotation_log
-from pdls_ik.model.joints import skew
+from pdls_ik.lie.se3 import parse_pose
+from pdls_ik.lie.so3 import rotation_log
+from pdls_ik.lie.so3 import skew
 from pdls_ik.tasks.base import Array, check_weight, INVARIANT, Task
 
 MODES = ('pose', 'position')

@@ -40,7 +40,8 @@ from typing import Optional, Sequence, Tuple
 
 import numpy as np
 from pdls_ik.errors import InputError
-from pdls_ik.lie.se3 import parse_pose, rotation_log, swing_log
+from pdls_ik.lie.se3 import parse_pose
+from pdls_ik.lie.so3 import rotation_log, swing_log
 from pdls_ik.tasks.base import Array, check_weight, TARGET, Task
 
 

@@ -17,7 +17,8 @@ import math
 
 import numpy as np
 from pdls_ik.errors import InputError
-from pdls_ik.lie.se3 import parse_pose, rotation_log, swing_log
+from pdls_ik.lie.se3 import parse_pose
+from pdls_ik.lie.so3 import rotation_log, swing_log
 import pytest
 from scipy.spatial.transform import Rotation
 

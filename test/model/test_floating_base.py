@@ -25,7 +25,8 @@ import numpy as np
 from pdls_ik import load_urdf
 from pdls_ik.errors import InputError, LinkError
 from pdls_ik.ik.task_solver import TaskSolver
-from pdls_ik.model.floating import FloatingBase, se3_exp, se3_log
+from pdls_ik.lie.se3 import se3_exp, se3_log
+from pdls_ik.model.floating import FloatingBase
 from pdls_ik.tasks import CoMTask, FrameTask, PostureTask
 import pytest
 from scipy.spatial.transform import Rotation
