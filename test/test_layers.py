@@ -52,9 +52,10 @@ LAYERS = (('errors', 'config', 'resources'), ('lie',), ('model',), ('pdls',), ('
           ('ik', '_accel'), ('trajectory', 'diagnostics'), ('msgs',), ('ros_logic',),
           ('ros', 'cli'))
 RANK = {part: rank for rank, parts in enumerate(LAYERS) for part in parts}
-#: modules that may be imported inside a function: they import an optional dependency (numba)
-LAZY_ALLOWED = ('pdls_ik._accel.batch_numba', 'pdls_ik._accel.ik_solver_numba',
-                'pdls_ik._accel.track_problem_numba', 'pdls_ik._accel.step_numba')
+#: modules that may be imported inside a function: the numba kernels, which import numba (an
+#: optional dependency) at their top
+LAZY_ALLOWED = tuple(sorted(f'pdls_ik._accel.{p.stem}'
+                            for p in (PACKAGE / '_accel').glob('*_numba.py')))
 #: modules that need ROS 2 (rclpy) to be imported
 NEEDS_ROS = ('pdls_ik.ros.',)
 

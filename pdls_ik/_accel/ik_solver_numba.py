@@ -39,7 +39,7 @@ from typing import List, NamedTuple, Tuple
 import numba
 import numpy as np
 from pdls_ik._accel import in_cache
-from pdls_ik._accel.batch_numba import _pose_jacobian, _residual, _turned
+from pdls_ik._accel.chain_numba import chain_tuple, pose_jacobian, pose_residual, turned
 from pdls_ik._accel.step_numba import (adapt_step_size, improves_best, levels_step, lock_arrays,
                                        locks_held, reset_basis, step_work)
 from pdls_ik.model.chain_arrays import ChainArrays
@@ -60,18 +60,17 @@ OPTION_DEFAULTS = {'svd_tol': 1e-9, 'residual_tol': 1e-10, 'theta_diff_tol': 1e-
 
 
 @numba.njit(cache=True)
-def _now():
+def now():
     with numba.objmode(t='float64'):
         t = time.perf_counter()
     return t
 
 
 @numba.njit(cache=True)
-def _evaluate(q, target, wp, wo, rows, ch, T, J6, P, e6):
+def evaluate(q, target, wp, wo, rows, ch, T, J6, P, e6):
     """Weighted residual e6[:rows] and Jacobian J6[:rows] at q; returns ‖e‖ of those rows."""
-    basis, qidx, mult, offset, start, end, axis, revolute, select = ch
-    _pose_jacobian(q, basis, qidx, mult, offset, start, end, axis, revolute, select, T, J6, P)
-    _residual(T, target, e6)
+    pose_jacobian(q, ch, T, J6, P)
+    pose_residual(T, target, e6)
     for r in range(3):
         e6[r] *= wp
         e6[3 + r] *= wo
@@ -96,14 +95,14 @@ def _place(theta, lower, upper, continuous, periodic):
         if continuous[j]:
             theta[j] = (theta[j] + math.pi) % (2.0 * math.pi) - math.pi
         if periodic[j] and (theta[j] > upper[j] or theta[j] < lower[j]):
-            image = _turned(theta[j], lower[j], upper[j])
+            image = turned(theta[j], lower[j], upper[j])
             if not math.isnan(image):
                 theta[j] = image
         theta[j] = min(max(theta[j], lower[j]), upper[j])
 
 
 @numba.njit(cache=True)
-def _errors(e6, wp, wo, rows):
+def residual_errors(e6, wp, wo, rows):
     """Unweighted (position [m], orientation [rad]) errors of a weighted residual."""
     pos = math.sqrt(e6[0] ** 2 + e6[1] ** 2 + e6[2] ** 2) / wp
     ori = math.sqrt(e6[3] ** 2 + e6[4] ** 2 + e6[5] ** 2) / wo if rows == 6 else 0.0
@@ -138,10 +137,7 @@ def lock_residual(q, lock_idx, lock_values, lock_cont, w, out):
 
 
 @numba.njit(cache=True)
-def solve_local(theta0, target, ch, lower, upper, free, continuous, periodic, wp, wo, rows,
-                tol_p, tol_o, lock_idx, lock_values, lock_cont, lock_w, lock_tol, lam_fixed, tmax,
-                svd_tol, residual_tol, max_iterations, window, ratio, deadline, min_iterations,
-                theta, best, metrics, lw):
+def solve_local(theta0, ch, bounds, pose, locks, options, budget, out, lw):
     """
     Run one PDLS local solve from theta0 (n,).
 
@@ -151,7 +147,19 @@ def solve_local(theta0, target, ch, lower, upper, free, continuous, periodic, wp
     Fills theta (n,) and the best iterate best (n,); metrics (``M_*``): per
     level ‖e‖ at theta and λ, rank and σ_min of the last step, pose errors at theta; lw:
     :func:`_local_work`. Returns (status code, iterations).
+
+    The arguments (see :class:`PoseKernel`): ch, the chain tuple (:mod:`.chain_numba`);
+    bounds = (lower, upper, free, continuous, periodic); pose = (target, wp, wo, rows, tol_p,
+    tol_o); locks = (lock_idx, lock_values, lock_cont, lock_w, lock_tol); options = (lam_fixed,
+    tmax, svd_tol, residual_tol, max_iterations, window, ratio); budget = (deadline,
+    min_iterations); out = (theta, best, metrics).
     """
+    lower, upper, free, continuous, periodic = bounds
+    target, wp, wo, rows, tol_p, tol_o = pose
+    lock_idx, lock_values, lock_cont, lock_w, lock_tol = locks
+    lam_fixed, tmax, svd_tol, residual_tol, max_iterations, window, ratio = options
+    deadline, min_iterations = budget
+    theta, best, metrics = out
     n, L = theta0.shape[0], lock_idx.shape[0]
     T, P, J6, e6, wk, dtheta, nxt, theta_prev, history, lm, rc, eL = lw
     J, e = J6[:rows], e6[:rows]
@@ -159,7 +167,7 @@ def solve_local(theta0, target, ch, lower, upper, free, continuous, periodic, wp
     reset_basis(wk[12])        # each local solve starts its SVDs cold (independent of history)
     theta[:] = theta0
     _place(theta, lower, upper, continuous, periodic)
-    norm = _evaluate(theta, target, wp, wo, rows, ch, T, J6, P, e6)
+    norm = evaluate(theta, target, wp, wo, rows, ch, T, J6, P, e6)
     norm_l = lock_residual(theta, lock_idx, lock_values, lock_cont, lock_w, eL)
     best[:] = theta
     best_key = np.full(2, math.inf)
@@ -172,7 +180,7 @@ def solve_local(theta0, target, ch, lower, upper, free, continuous, periodic, wp
     metrics[M_STEPPED] = 0.0
     while True:
         metrics[M_NORM], metrics[M_LOCK_NORM] = norm, norm_l
-        metrics[M_POS], metrics[M_ORI] = _errors(e6, wp, wo, rows)
+        metrics[M_POS], metrics[M_ORI] = residual_errors(e6, wp, wo, rows)
         if improves_best(norm_l, norm, L > 0, residual_tol, best_key):
             best[:] = theta
         if metrics[M_POS] <= tol_p and metrics[M_ORI] <= tol_o and \
@@ -187,23 +195,24 @@ def solve_local(theta0, target, ch, lower, upper, free, continuous, periodic, wp
         diverging = prev0 >= 0.0 and top > max(residual_tol, 2.0 * prev0)
         if diverging:
             theta[:] = theta_prev
-            norm = _evaluate(theta, target, wp, wo, rows, ch, T, J6, P, e6)
+            norm = evaluate(theta, target, wp, wo, rows, ch, T, J6, P, e6)
             norm_l = lock_residual(theta, lock_idx, lock_values, lock_cont, lock_w, eL)
             metrics[M_NORM], metrics[M_LOCK_NORM] = norm, norm_l
-            metrics[M_POS], metrics[M_ORI] = _errors(e6, wp, wo, rows)
+            metrics[M_POS], metrics[M_ORI] = residual_errors(e6, wp, wo, rows)
         if have_step and last_applied < 1e-12 and not (rc[0] or rc[1]):
             return STALLED, iteration
         if iteration >= max_iterations:
             return MAX_ITERATIONS, iteration
-        if iteration >= min_iterations and (iteration & 3) == 0 and _now() >= deadline:
+        if iteration >= min_iterations and (iteration & 3) == 0 and now() >= deadline:
             return MAX_TIME, iteration      # the clock costs ~1 µs: every 4th iteration
         if have_step:
             adapt_step_size(clamps, last_mag, tmax, diverging, L > 0, last_l, last_p, rc,
                             residual_tol)
         last_l, last_p = norm_l, norm
-        last_mag = levels_step(J, e, eL, lock_idx, lock_w, theta, lower, upper, free, periodic,
-                               lam_fixed, tmax, svd_tol, clamps[0] if L else -1.0, clamps[1],
-                               no_posture, True, dtheta, wk, lm, rc)
+        last_mag = levels_step((J, e, eL, lock_idx, lock_w), theta,
+                               (lower, upper, free, periodic), (lam_fixed, tmax, svd_tol),
+                               (clamps[0] if L else -1.0, clamps[1]), no_posture, True,
+                               (dtheta, wk, lm, rc))
         metrics[M_LOCK_LAMBDA], metrics[M_LOCK_RANK], metrics[M_LOCK_SIGMA] = \
             lm[0, 0], lm[0, 1], lm[0, 2]
         metrics[M_LAMBDA], metrics[M_RANK], metrics[M_SIGMA] = lm[1, 0], lm[1, 1], lm[1, 2]
@@ -220,7 +229,7 @@ def solve_local(theta0, target, ch, lower, upper, free, continuous, periodic, wp
         prev0 = norm_l if L else norm       # level 0 at the θ stepped from
         theta[:] = nxt
         iteration += 1
-        norm = _evaluate(theta, target, wp, wo, rows, ch, T, J6, P, e6)
+        norm = evaluate(theta, target, wp, wo, rows, ch, T, J6, P, e6)
         norm_l = lock_residual(theta, lock_idx, lock_values, lock_cont, lock_w, eL)
 
 
@@ -238,16 +247,12 @@ def pose_errors(q, target, ch, rows):
 
 @numba.njit(cache=True)
 def _pose_errors_into(q, target, ch, rows, T, P, J6, e6):
-    _evaluate(q, target, 1.0, 1.0, rows, ch, T, J6, P, e6)
-    return _errors(e6, 1.0, 1.0, rows)
+    evaluate(q, target, 1.0, 1.0, rows, ch, T, J6, P, e6)
+    return residual_errors(e6, 1.0, 1.0, rows)
 
 
 @numba.njit(cache=True)
-def solve_restarts(start, use_start, seeds, chain_idx, first, deadline, min_iterations, restart,
-                   target, ch,
-                   lower, upper, free, continuous, periodic, wp, wo, rows, tol_p, tol_o,
-                   lock_idx, lock_values, lock_cont, lock_w, lock_tol, lam_fixed, tmax, svd_tol,
-                   residual_tol, max_iterations, window, ratio, best_q, metrics):
+def solve_restarts(run, ch, bounds, pose, locks, options, best_q, metrics):
     """
     Run IKSolver.solve's loop of local solves.
 
@@ -260,7 +265,13 @@ def solve_restarts(start, use_start, seeds, chain_idx, first, deadline, min_iter
     Fills best_q (n,) with the attempt of smallest weighted pose error, metrics with its
     metrics (see :func:`solve_local`); returns (its status code, iterations, local solves run
     from seeds).
+
+    run = (start, use_start, seeds, chain_idx, first, deadline, min_iterations, restart); the
+    other arguments as in :func:`solve_local`.
     """
+    start, use_start, seeds, chain_idx, first, deadline, min_iterations, restart = run
+    target, wp, wo, rows = pose[0], pose[1], pose[2], pose[3]
+    lock_idx, max_iterations = locks[0], options[4]
     n = start.shape[0]
     theta, best, q0 = np.empty(n), np.empty(n), start.copy()
     local = np.empty(metrics.shape[0])
@@ -274,11 +285,8 @@ def solve_restarts(start, use_start, seeds, chain_idx, first, deadline, min_iter
         row += 1
         runs = 1
     while True:
-        status, its = solve_local(q0, target, ch, lower, upper, free, continuous, periodic, wp,
-                                  wo, rows, tol_p, tol_o, lock_idx, lock_values, lock_cont,
-                                  lock_w, lock_tol, lam_fixed, tmax, svd_tol, residual_tol,
-                                  max_iterations, window, ratio, deadline, min_iterations,
-                                  theta, best, local, lw)
+        status, its = solve_local(q0, ch, bounds, pose, locks, options,
+                                  (deadline, min_iterations), (theta, best, local), lw)
         min_iterations = 0
         iterations += its
         if status == CONVERGED or status == STUCK:
@@ -293,7 +301,7 @@ def solve_restarts(start, use_start, seeds, chain_idx, first, deadline, min_iter
             best_q[:] = q
             metrics[:] = local
             metrics[M_POS], metrics[M_ORI] = pos, ori
-        if status == CONVERGED or not restart or _now() >= deadline or row >= seeds.shape[0]:
+        if status == CONVERGED or not restart or now() >= deadline or row >= seeds.shape[0]:
             return best_status, iterations, runs
         q0[:] = start
         q0[chain_idx] = seeds[row]
@@ -341,8 +349,7 @@ class PoseKernel:
                  position_only: bool, config, monitor, free, periodic, locks=None,
                  lock_tol: float = 0.0):
         c = ChainArrays(linkage, tip, base)
-        self.ch = (c.basis, c.qidx, c.multiplier, c.offset, c.start, c.end, c.axis, c.revolute,
-                   c.select)
+        self.ch = chain_tuple(c)
         self.limits = (c.lower, c.upper, np.ascontiguousarray(free, dtype=np.bool_),
                        c.continuous, np.ascontiguousarray(periodic, dtype=np.bool_))
         self.chain_idx = np.asarray(chain_idx, dtype=np.int64)
@@ -353,14 +360,16 @@ class PoseKernel:
         #: levels: 2 with joint locks (locks > pose), else 1
         self.levels = 1 if locks is None else 2
         monitor = tuple(monitor) if config.random_restarts else (0, 1.0)
-        #: the arguments of :func:`solve_restarts` from ``ch`` to ``ratio`` (bound once: a call's
-        #: overhead grows with the tuples it unpacks)
-        self._constants = (self.ch, *self.limits, *self.weights, self.rows, *self.tolerances,
-                           *lock, float(lock_tol),
-                           config.damping if config.damping >= 0.0 else -1.0, config.max_step,
-                           OPTION_DEFAULTS['svd_tol'], OPTION_DEFAULTS['residual_tol'],
-                           config.max_iterations, *monitor)
         self.target = np.eye(4)
+        #: the arguments of :func:`solve_restarts` after ``run``: chain, bounds, pose, locks,
+        #: options, bound once (plain tuples: numba types them as fast as flat arguments;
+        #: NamedTuples cost ~7 µs more per call)
+        self._constants = (self.ch, self.limits, (self.target, *self.weights, self.rows,
+                                                  *self.tolerances),
+                           (*lock, float(lock_tol)),
+                           (config.damping if config.damping >= 0.0 else -1.0, config.max_step,
+                            OPTION_DEFAULTS['svd_tol'], OPTION_DEFAULTS['residual_tol'],
+                            config.max_iterations, *monitor))
         self.ready = False
 
     @property
@@ -379,9 +388,8 @@ class PoseKernel:
         if not self.ready:
             n = self.limits[0].shape[0]
             start = np.clip(np.zeros(n), self.limits[0], self.limits[1])
-            solve_restarts(start, True, np.zeros((1, self.chain_idx.size)), self.chain_idx, 0,
-                           0.0, 0, False, np.eye(4), *self._constants, np.empty(n),
-                           np.zeros(M_SIZE))
+            solve_restarts((start, True, np.zeros((1, self.chain_idx.size)), self.chain_idx, 0,
+                            0.0, 0, False), *self._constants, np.empty(n), np.zeros(M_SIZE))
             pose_errors(start, np.eye(4), self.ch, self.rows)
             self.ready = True
 
@@ -399,9 +407,10 @@ class PoseKernel:
         the first runs at least ``min_iterations`` before the clock may stop it.
         """
         q, metrics = np.empty(start.shape[0]), np.zeros(M_SIZE)
+        self._target(frame)
         status, iterations, runs = solve_restarts(
-            start, use_start, seeds, self.chain_idx, first, deadline, min_iterations, restart,
-            self._target(frame), *self._constants, q, metrics)
+            (start, use_start, seeds, self.chain_idx, first, deadline, min_iterations, restart),
+            *self._constants, q, metrics)
         m = metrics.tolist()
         pos, ori = m[M_POS], m[M_ORI]
         levels = [(M_NORM, M_LAMBDA, M_RANK, M_SIGMA)]

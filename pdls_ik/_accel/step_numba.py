@@ -33,7 +33,7 @@ import math
 
 import numba
 import numpy as np
-from pdls_ik._accel.batch_numba import _turned
+from pdls_ik._accel.chain_numba import turned
 
 #: per-level metrics of a step, rows (lock level, pose level): λ, rank, σ_min
 LM_LAMBDA, LM_RANK, LM_SIGMA = range(3)
@@ -137,25 +137,32 @@ def step_work(m, n, locks):
 
 
 @numba.njit(cache=True)
-def levels_step(J, e, eL, lock_idx, w, theta, lo, up, free, periodic, lam_fixed, tmax, svd_tol,
-                rmm_lock, rmm_pose, posture, limit_diff, dtheta, wk, level_metrics,
-                res_clamped):
+def levels_step(levels, theta, box, options, clamps, posture, limit_diff, out):
     """
     One PDLS step of the levels (locks, pose) and the posture, as compute_step.
 
-    :param J, e: the pose level's weighted Jacobian (m, n) and residual (m,); eL (L,): the lock
-        residual w (value − θ) of the joints lock_idx (L,) (L = 0: no lock level), weight w.
-    :param theta: (n,) θ within [lo, up] (n,); free (n,) bool; periodic (n,) bool: variables
-        turned through their limits instead of clamped.
-    :param lam_fixed: λ of every level (< 0: automatic); tmax: θ_diff_max_mag, also the target
-        of the automatic λ; svd_tol: singular values at or below it are dropped.
-    :param rmm_lock, rmm_pose: residual clamps (< 0: none); posture: (n,) variation, or an empty
-        array; limit_diff: clamp ‖Δθ‖ to tmax.
-    :param dtheta: (n,) out: Δθ. wk: :func:`step_work`. level_metrics: (2, 3) out: per level
-        (lock, pose) λ, rank, σ_min (``LM_*``). res_clamped: (2,) bool out: residual clamped.
+    :param levels: (J, e, eL, lock_idx, w): the pose level's weighted Jacobian (m, n) and
+        residual (m,); eL (L,): the lock residual w (value − θ) of the joints lock_idx (L,)
+        (L = 0: no lock level), weight w.
+    :param theta: (n,) θ within the box.
+    :param box: (lo, up, free, periodic): bounds (n,), free (n,) bool, periodic (n,) bool: the
+        variables turned through their limits instead of clamped.
+    :param options: (lam_fixed, tmax, svd_tol): λ of every level (< 0: automatic);
+        θ_diff_max_mag, also the target of the automatic λ; singular values at or below svd_tol
+        are dropped.
+    :param clamps: (rmm_lock, rmm_pose), residual clamps (< 0: none).
+    :param posture: (n,) variation, or an empty array; limit_diff: clamp ‖Δθ‖ to tmax.
+    :param out: (dtheta, wk, level_metrics, res_clamped): Δθ (n,) out; :func:`step_work`;
+        (2, 3) out: per level (lock, pose) λ, rank, σ_min (``LM_*``); (2,) bool out: residual
+        clamped.
 
     :return: ‖Δθ‖ before its clamp to tmax.
     """
+    J, e, eL, lock_idx, w = levels
+    lo, up, free, periodic = box
+    lam_fixed, tmax, svd_tol = options
+    rmm_lock, rmm_pose = clamps
+    dtheta, wk, level_metrics, res_clamped = out
     e_hat, W, s, norms, fixed, active = wk[:6]
     clamped, lo2, up2, e_clamp, idx, A, Q = wk[6], wk[7], wk[8], wk[9], wk[10], wk[11], wk[12]
     eLc, eL_hat = wk[13], wk[14]
@@ -257,7 +264,7 @@ def levels_step(J, e, eL, lock_idx, w, theta, lo, up, free, periodic, lam_fixed,
         for j in range(n):
             t = theta[j] + dtheta[j]
             if active[j] and (t > up[j] or t < lo[j]) and not (
-                    periodic[j] and not math.isnan(_turned(t, lo[j], up[j]))):
+                    periodic[j] and not math.isnan(turned(t, lo[j], up[j]))):
                 fixed[j] = (up[j] if t > up[j] else lo[j]) - theta[j]
                 clamped[j] = True
                 active[j] = False
@@ -295,7 +302,7 @@ def exactly_inside(theta, dtheta, lo, up, periodic, lo2, up2):
         for j in range(n):
             t = theta[j] + dtheta[j]
             if periodic[j] and (t > up2[j] or t < lo2[j]) and \
-                    not math.isnan(_turned(t, lo2[j], up2[j])):
+                    not math.isnan(turned(t, lo2[j], up2[j])):
                 continue
             if t > up2[j] and theta[j] <= up2[j]:
                 dtheta[j] = np.nextafter(up2[j] - theta[j], -np.inf)
@@ -310,8 +317,7 @@ def exactly_inside(theta, dtheta, lo, up, periodic, lo2, up2):
 
 
 @numba.njit(cache=True)
-def pgs_box_step(J, e, eL, lock_idx, w, x0, lo_step, up_step, free, level_weight,
-                 max_iterations, tol, x, at_bound):
+def pgs_box_step(levels, x0, box, params, out):
     """
     Compute the undamped step of the levels (locks, pose) in a box, by projected Gauss–Seidel.
 
@@ -322,7 +328,14 @@ def pgs_box_step(J, e, eL, lock_idx, w, x0, lo_step, up_step, free, level_weight
     from x0 (n,) projected onto the box, at most ``max_iterations`` sweeps, until none moves a
     variable by more than ``tol · (1 + max|x|)`` (Simbody's ``SimTK::PGSImpulseSolver``
     iteration; Cryer 1971). Fills x (n,) (0 where not free) and at_bound (n,) bool.
+
+    levels = (J, e, eL, lock_idx, w) as in :func:`levels_step`; box = (lo_step, up_step, free);
+    params = (level_weight, max_iterations, tol); out = (x, at_bound).
     """
+    J, e, eL, lock_idx, w = levels
+    lo_step, up_step, free = box
+    level_weight, max_iterations, tol = params
+    x, at_bound = out
     m, L = J.shape[0], lock_idx.shape[0]
     cols = np.flatnonzero(free)
     k = cols.shape[0]

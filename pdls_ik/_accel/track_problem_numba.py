@@ -37,8 +37,10 @@ import math
 import numba
 import numpy as np
 from pdls_ik._accel import in_cache
-from pdls_ik._accel.ik_solver_numba import (_errors, _evaluate, _now, CONVERGED, lock_residual,
-                                            MAX_ITERATIONS, STALLED, STATUS_NAMES)
+from pdls_ik._accel.chain_numba import chain_tuple
+from pdls_ik._accel.ik_solver_numba import (CONVERGED, evaluate, lock_residual, MAX_ITERATIONS,
+                                            now, OPTION_DEFAULTS, residual_errors, STALLED,
+                                            STATUS_NAMES)
 from pdls_ik._accel.step_numba import (adapt_step_size, exactly_inside, improves_best,
                                        levels_step, lock_arrays, locks_held, pgs_box_step,
                                        reset_basis, step_work)
@@ -55,9 +57,15 @@ T_LOCK, T_POSE, T_POS, T_ORI, T_STEPPED = 0, 4, 8, 9, 10
 
 
 @numba.njit(cache=True)
-def _shifted(q, target, wp, wo, rows, ch, T, J6, P, e6, shift):
-    """Evaluate the pose level at q with the cycle's target: e(q) − shift; return its norm."""
-    _evaluate(q, target, wp, wo, rows, ch, T, J6, P, e6)
+def _shifted(q, pose, ch, work, shift):
+    """
+    Evaluate the pose level at q with the cycle's target: e(q) − shift; return its norm.
+
+    pose = (target, wp, wo, rows, ...) as in :func:`track_cycle`; work = (T, J6, P, e6).
+    """
+    target, wp, wo, rows = pose[0], pose[1], pose[2], pose[3]
+    T, J6, P, e6 = work
+    evaluate(q, target, wp, wo, rows, ch, T, J6, P, e6)
     acc = 0.0
     for r in range(rows):
         e6[r] -= shift[r]
@@ -66,10 +74,7 @@ def _shifted(q, target, wp, wo, rows, ch, T, J6, P, e6, shift):
 
 
 @numba.njit(cache=True)
-def track_cycle(q, target, ch, lower, upper, lo, up, free, wp, wo, rows, tol_p, tol_o,
-                lock_idx, lock_values, lock_cont, lock_w, lock_tol, preferred, posture_w,
-                posture_cont, posture_bound, lam_fixed, tmax, svd_tol, residual_tol,
-                max_iterations, min_iterations, deadline, q_out, metrics):
+def track_cycle(q, ch, bounds, pose, locks, posture_task, options, budget, out):
     """
     Run one tracking cycle from q (n,) toward ``target`` (4, 4) within [lo, up] (n,).
 
@@ -81,7 +86,20 @@ def track_cycle(q, target, ch, lower, upper, lo, up, free, wp, wo, rows, tol_p, 
     − θ) in the first iteration toward the goal itself, clipped to ±``posture_bound``). Fills
     q_out (n,) and metrics (see ``T_*``; errors against the goal); returns (status code,
     iterations).
+
+    The arguments: ch, the chain tuple (:mod:`.chain_numba`); bounds = (lower, upper, lo, up,
+    free) (n,) each; pose = (target, wp, wo, rows, tol_p, tol_o); locks = (lock_idx,
+    lock_values, lock_cont, lock_w, lock_tol); posture_task = (preferred, posture_w,
+    posture_cont, posture_bound); options = (lam_fixed, tmax, svd_tol, residual_tol,
+    max_iterations); budget = (min_iterations, deadline); out = (q_out, metrics).
     """
+    lower, upper, lo, up, free = bounds
+    target, wp, wo, rows, tol_p, tol_o = pose
+    lock_idx, lock_values, lock_cont, lock_w, lock_tol = locks
+    preferred, posture_w, posture_cont, posture_bound = posture_task
+    lam_fixed, tmax, svd_tol, residual_tol, max_iterations = options
+    min_iterations, deadline = budget
+    q_out, metrics = out
     n, L = q.shape[0], lock_idx.shape[0]
     T, P, J6 = np.empty((4, 4)), np.empty((4, 4)), np.empty((6, n))
     e6, eL = np.empty(6), np.empty(L)
@@ -95,12 +113,13 @@ def track_cycle(q, target, ch, lower, upper, lo, up, free, wp, wo, rows, tol_p, 
     lo, up = lo.copy(), up.copy()
     theta = np.minimum(np.maximum(q, lo), up)
     shift = np.zeros(rows)
-    norm = _shifted(theta, target, wp, wo, rows, ch, T, J6, P, e6, shift)
+    norm = _shifted(theta, pose, ch, (T, J6, P, e6), shift)
     norm_l = lock_residual(theta, lock_idx, lock_values, lock_cont, lock_w, eL)
     # the target of the cycle (TrackProblem.aim): the undamped step within the joint
     # limits tells whether the goal is within the box [lo, up] to first order
-    levels_step(J, e, eL, lock_idx, lock_w, theta, lower, upper, free, no_periodic, 0.0, tmax,
-                svd_tol, -1.0, -1.0, no_posture, False, dtheta, wk, lm, rc)
+    levels = (J, e, eL, lock_idx, lock_w)
+    levels_step(levels, theta, (lower, upper, free, no_periodic), (0.0, tmax, svd_tol),
+                (-1.0, -1.0), no_posture, False, (dtheta, wk, lm, rc))
     share = math.inf
     for j in range(n):
         d = dtheta[j]
@@ -111,24 +130,23 @@ def track_cycle(q, target, ch, lower, upper, lo, up, free, wp, wo, rows, tol_p, 
     if max(0.0, share) < 1.0:
         # no: the pose that the box-constrained least-squares step d predicts is the target
         unbounded = np.full(n, np.inf)
-        levels_step(J, e, eL, lock_idx, lock_w, theta, -unbounded, unbounded, free,
-                    no_periodic, 0.0, tmax, svd_tol, -1.0, -1.0, no_posture, False, dtheta, wk,
-                    lm, rc)
+        levels_step(levels, theta, (-unbounded, unbounded, free, no_periodic),
+                    (0.0, tmax, svd_tol), (-1.0, -1.0), no_posture, False, (dtheta, wk, lm, rc))
         at_bound = np.zeros(n, dtype=np.bool_)
         outside = False
         for j in range(n):
             t = theta[j] + dtheta[j]
             outside |= free[j] and (t > up[j] or t < lo[j])
         if outside:
-            pgs_box_step(J, e, eL, lock_idx, lock_w, dtheta.copy(), lo - theta, up - theta, free,
-                         PGS_LEVEL_WEIGHT, PGS_MAX_ITERATIONS, PGS_TOL, dtheta, at_bound)
+            pgs_box_step(levels, dtheta.copy(), (lo - theta, up - theta, free),
+                         (PGS_LEVEL_WEIGHT, PGS_MAX_ITERATIONS, PGS_TOL), (dtheta, at_bound))
             exactly_inside(theta, dtheta, lo, up, no_periodic, wk[7], wk[8])
         for r in range(rows):
             acc = 0.0
             for j in range(n):
                 acc += J[r, j] * dtheta[j]
             shift[r] = e[r] - acc
-        pos, ori = _errors(shift, wp, wo, rows)
+        pos, ori = residual_errors(shift, wp, wo, rows)
         if pos > tol_p or ori > tol_o:
             shifted = pinned = True
             for j in range(n):
@@ -140,7 +158,7 @@ def track_cycle(q, target, ch, lower, upper, lo, up, free, wp, wo, rows, tol_p, 
             norm_l = lock_residual(theta, lock_idx, lock_values, lock_cont, lock_w, eL)
         else:
             shift[:] = 0.0
-        norm = _shifted(theta, target, wp, wo, rows, ch, T, J6, P, e6, shift)
+        norm = _shifted(theta, pose, ch, (T, J6, P, e6), shift)
     reset_basis(wk[12])               # the cycle's own SVDs start cold, as the first one did
     posture = np.empty(n if posture_w > 0.0 else 0)
     best[:] = theta
@@ -156,21 +174,21 @@ def track_cycle(q, target, ch, lower, upper, lo, up, free, wp, wo, rows, tol_p, 
         if improves_best(norm_l, norm, L > 0, residual_tol, best_key):
             best[:] = theta
         passes += 1
-        pos, ori = _errors(e6, wp, wo, rows)
+        pos, ori = residual_errors(e6, wp, wo, rows)
         if pos <= tol_p and ori <= tol_o and locks_held(eL, lock_tol * lock_w):
             status = CONVERGED
             break
         if shifted and (pinned or passes > min_iterations):
             status = CONVERGED           # the intermediate target: a waypoint, close enough
             break
-        if passes > min_iterations and _now() >= deadline:
+        if passes > min_iterations and now() >= deadline:
             status = TIMED_OUT
             break
         top = norm_l if L else norm
         diverging = prev0 >= 0.0 and top > max(residual_tol, 2.0 * prev0)
         if diverging:
             theta[:] = theta_prev
-            norm = _shifted(theta, target, wp, wo, rows, ch, T, J6, P, e6, shift)
+            norm = _shifted(theta, pose, ch, (T, J6, P, e6), shift)
             norm_l = lock_residual(theta, lock_idx, lock_values, lock_cont, lock_w, eL)
         if have_step and last_applied < 1e-12 and not (rc[0] or rc[1]):
             status = STALLED
@@ -191,9 +209,9 @@ def track_cycle(q, target, ch, lower, upper, lo, up, free, wp, wo, rows, tol_p, 
         else:
             step_posture = no_posture
         last_l, last_p = norm_l, norm
-        last_mag = levels_step(J, e, eL, lock_idx, lock_w, theta, lo, up, free, no_periodic,
-                               lam_fixed, tmax, svd_tol, clamps[0] if L else -1.0, clamps[1],
-                               step_posture, True, dtheta, wk, lm, rc)
+        last_mag = levels_step(levels, theta, (lo, up, free, no_periodic),
+                               (lam_fixed, tmax, svd_tol), (clamps[0] if L else -1.0, clamps[1]),
+                               step_posture, True, (dtheta, wk, lm, rc))
         have_step = True
         for k in range(3):
             metrics[T_LOCK + 1 + k], metrics[T_POSE + 1 + k] = lm[0, k], lm[1, k]
@@ -207,14 +225,14 @@ def track_cycle(q, target, ch, lower, upper, lo, up, free, wp, wo, rows, tol_p, 
         prev0 = norm_l if L else norm       # level 0 at the θ stepped from
         theta[:] = nxt
         iteration += 1
-        norm = _shifted(theta, target, wp, wo, rows, ch, T, J6, P, e6, shift)
+        norm = _shifted(theta, pose, ch, (T, J6, P, e6), shift)
         norm_l = lock_residual(theta, lock_idx, lock_values, lock_cont, lock_w, eL)
     metrics[T_LOCK] = norm_l if L else 0.0
     metrics[T_POSE] = norm
     q_out[:] = theta if status == CONVERGED or status == TIMED_OUT else best
     if shifted or not (status == CONVERGED or status == TIMED_OUT):   # errors against the goal
-        _evaluate(q_out, target, wp, wo, rows, ch, T, J6, P, e6)
-    metrics[T_POS], metrics[T_ORI] = _errors(e6, wp, wo, rows)
+        evaluate(q_out, target, wp, wo, rows, ch, T, J6, P, e6)
+    metrics[T_POS], metrics[T_ORI] = residual_errors(e6, wp, wo, rows)
     return status, iteration
 
 
@@ -234,10 +252,8 @@ class TrackKernel:
 
     def __init__(self, linkage, tip: str, base: str, position_only: bool, config, free,
                  locks, posture, lock_tol: float):
-        from pdls_ik._accel.ik_solver_numba import OPTION_DEFAULTS
         c = ChainArrays(linkage, tip, base)
-        self.ch = (c.basis, c.qidx, c.multiplier, c.offset, c.start, c.end, c.axis, c.revolute,
-                   c.select)
+        self.ch = chain_tuple(c)
         self.n = c.lower.shape[0]
         continuous = np.asarray(linkage.continuous, dtype=np.bool_)
         lock = lock_arrays(locks, continuous)
@@ -247,16 +263,18 @@ class TrackKernel:
             pose = (np.asarray(posture.preferred, dtype=float), float(posture.weight),
                     continuous)
         self.lock_levels = 2 if locks is not None else 1
-        #: the arguments of :func:`track_cycle` around the per-cycle ones, bound once
-        self._chain = (self.ch, c.lower, c.upper)
-        self._task = (np.ascontiguousarray(free, dtype=np.bool_), config.position_weight,
-                      config.orientation_weight, 3 if position_only else 6,
-                      config.position_tolerance, config.orientation_tolerance, *lock,
-                      float(lock_tol), *pose)
-        self._options = (config.damping if config.damping >= 0.0 else -1.0,)
+        self.target = np.eye(4)
+        #: the parts of :func:`track_cycle`'s arguments that do not change, bound once
+        self._limits = (c.lower, c.upper)
+        self._free = np.ascontiguousarray(free, dtype=np.bool_)
+        self._pose = (self.target, config.position_weight, config.orientation_weight,
+                      3 if position_only else 6, config.position_tolerance,
+                      config.orientation_tolerance)
+        self._locks = (*lock, float(lock_tol))
+        self._posture = pose
+        self._lam = config.damping if config.damping >= 0.0 else -1.0
         self._budget = (OPTION_DEFAULTS['svd_tol'], OPTION_DEFAULTS['residual_tol'],
                         config.tracking_max_iterations)
-        self.target = np.eye(4)
         self.ready = False
 
     @property
@@ -267,7 +285,7 @@ class TrackKernel:
     def load(self) -> None:
         """Compile the kernel, or load it from numba's cache, by one tiny cycle."""
         if not self.ready:
-            q = np.clip(np.zeros(self.n), self._chain[1], self._chain[2])
+            q = np.clip(np.zeros(self.n), self._limits[0], self._limits[1])
             self.cycle(None, q, q, q, np.zeros(self.n), 0.1, 0, 0.0)
             self.ready = True
 
@@ -286,8 +304,9 @@ class TrackKernel:
             self.target[:3, 3] = frame.target_position
         q_out, metrics = np.empty(self.n), np.zeros(11)
         status, iterations = track_cycle(
-            q, self.target, *self._chain, lo, up, *self._task, posture_bound, *self._options,
-            tmax, *self._budget, min_iterations, deadline, q_out, metrics)
+            q, self.ch, (*self._limits, lo, up, self._free), self._pose, self._locks,
+            (*self._posture, posture_bound), (self._lam, tmax, *self._budget),
+            (min_iterations, deadline), (q_out, metrics))
         m = metrics.tolist()
         levels = [T_LOCK, T_POSE] if self.lock_levels == 2 else [T_POSE]
         norms = [m[k] for k in levels]

@@ -98,8 +98,8 @@ def test_pgs_box_step_is_the_numpy_pgs_step_of_the_levels():
         levels = ([J_lock, J], [e_lock, e]) if locks else ([J], [e])
         ref = pgs_step(*levels, x0, lo, up, free, None, 0.0, 1e-3, 200, 1e-12)
         x, at_bound = np.empty(n), np.empty(n, dtype=bool)
-        pgs_box_step(J, e, e_lock, lock_idx, w, x0, lo, up, free, 1e-3, 200, 1e-12, x,
-                     at_bound)
+        pgs_box_step((J, e, e_lock, lock_idx, w), x0, (lo, up, free), (1e-3, 200, 1e-12),
+                     (x, at_bound))
         np.testing.assert_allclose(x, ref.x, rtol=0.0, atol=1e-9)
         np.testing.assert_array_equal(at_bound, ref.at_bound)
         assert np.all(x[free] >= lo[free]) and np.all(x[free] <= up[free])

@@ -97,8 +97,9 @@ def test_stacked_pose_and_jacobian_match_the_linkage():
 
 @pytest.mark.skipif(not available(), reason='numba not installed (optional accelerator)')
 def test_numba_kernel_is_a_transcription_of_the_numpy_reference():
-    from pdls_ik._accel import batch_numba as dls
-    assert (dls.STALL_WINDOW, dls.STALL_RATIO) == (STALL_WINDOW, STALL_RATIO)
+    from pdls_ik._accel import batch_numba
+    from pdls_ik._accel.chain_numba import chain_tuple, pose_jacobian, pose_residual
+    assert (batch_numba.STALL_WINDOW, batch_numba.STALL_RATIO) == (STALL_WINDOW, STALL_RATIO)
     robot = load_urdf(bundled_urdf('panda'))
     ch = ChainArrays(robot, 'panda_link8')
     rng = np.random.default_rng(1)
@@ -106,12 +107,11 @@ def test_numba_kernel_is_a_transcription_of_the_numpy_reference():
     for _ in range(20):
         q = random_q(robot, rng)
         goal = robot.forward_kinematics(random_q(robot, rng), 'panda_link8')
-        dls._pose_jacobian(q, ch.basis, ch.qidx, ch.multiplier, ch.offset, ch.start, ch.end,
-                           ch.axis, ch.revolute, ch.select, T, J, P)
+        pose_jacobian(q, chain_tuple(ch), T, J, P)
         Tr, Jr = ch.pose_and_jacobian(q[None])
         np.testing.assert_allclose(T, Tr[0], atol=1e-12)
         np.testing.assert_allclose(J, Jr[0], atol=1e-12)
-        dls._residual(T, goal, e)
+        pose_residual(T, goal, e)
         np.testing.assert_allclose(e, pose_residuals(Tr, goal[None])[0], atol=1e-9)
 
 

@@ -188,7 +188,7 @@ def test_local_solves_from_random_seeds_converge_more_often(ur5, backend):
 
 @needs_numba
 def test_the_kernels_turn_is_turn_into_limits():
-    from pdls_ik._accel.batch_numba import _turned
+    from pdls_ik._accel.chain_numba import turned as kernel_turned
     from pdls_ik.pdls.periodic import turn_into_limits
     t = np.concatenate((np.linspace(-20.0, 20.0, 801), [TWO_PI, -TWO_PI, 3 * math.pi, 7.0]))
     for lo, up in ((-TWO_PI, TWO_PI), (-math.pi, math.pi), (-3.0, 3.0), (0.5, 2.0)):
@@ -197,5 +197,5 @@ def test_the_kernels_turn_is_turn_into_limits():
         for value, image, ok in zip(t, ref, turned):
             if lo <= value <= up:
                 continue            # within: the kernel never asks
-            got = _turned(value, lo, up)
+            got = kernel_turned(value, lo, up)
             assert (got == image) if ok else math.isnan(got)
