@@ -64,13 +64,18 @@ class _Restricted(Task):
         self.comparison = None if comp is None or rows is None else np.asarray(comp)[rows]
         if comp is not None and rows is None:
             self.comparison = comp
-        self.optional = getattr(task, 'optional', False)
-        self.tolerance = getattr(task, 'tolerance', 1e-6)
+        self.optional = task.optional
+        self.tolerance = task.tolerance
 
     def __getattr__(self, name):
-        if name == 'errors_from_residual' and self.__dict__.get('sel') is not None:
-            raise AttributeError(name)
         return getattr(self.__dict__['inner'], name)
+
+    def residual_error(self, e: Array) -> Tuple[float, bool]:
+        """Return the task's own error on all its rows; on some rows, the generic one."""
+        return self.inner.residual_error(e) if self.sel is None else super().residual_error(e)
+
+    def level_tolerance(self) -> float:
+        return self.inner.level_tolerance()
 
     @property
     def dim(self) -> int:

@@ -37,7 +37,7 @@ from pdls_ik.errors import ConfigError, InputError, JointError, PDLSIKError
 from pdls_ik.ik.task_config import TaskConfig
 from pdls_ik.ik.task_levels import LevelStack
 from pdls_ik.model.joint_vector import wrap_angle
-from pdls_ik.pdls import GREATER_EQUAL, LESS_EQUAL, Level, PDLSOptions, PDLSProblem
+from pdls_ik.pdls import Level, PDLSOptions, PDLSProblem
 from pdls_ik.tasks.base import POSTURE, Task
 
 Array = NDArray[np.float64]
@@ -51,46 +51,13 @@ _SAMPLES = 2
 
 
 def task_error(task: Task, e: Array) -> Tuple[float, bool]:
-    """
-    (error, within tolerance) of a task from its weighted residual rows e (m,).
-
-    The error is unweighted, in the task's unit: for a frame task the larger of the position
-    [m] and orientation [rad] errors (each tested against its own tolerance); for a task with
-    inequality rows the largest violation; for a closure the larger of its position and
-    orientation errors; otherwise the residual norm. Tasks without a ``tolerance`` attribute use
-    1e-6.
-    """
-    if hasattr(task, 'errors_from_residual'):                 # FrameTask and relatives
-        pos, ori = task.errors_from_residual(e)
-        return max(pos, ori), (pos <= task.position_tolerance
-                               and ori <= task.orientation_tolerance)
-    tol = getattr(task, 'tolerance', 1e-6)
-    w = task.weight
-    if task.comparison is not None:
-        comp = np.asarray(task.comparison)
-        viol = np.where(comp == LESS_EQUAL, np.maximum(e, 0.0),
-                        np.where(comp == GREATER_EQUAL, np.maximum(-e, 0.0), np.abs(e)))
-        err = float(viol.max(initial=0.0)) / w
-    elif getattr(task, 'kind', None) == 'invariant' and e.size == 6:
-        err = max(float(np.linalg.norm(e[:3])), float(np.linalg.norm(e[3:]))) / w
-    else:
-        err = float(np.linalg.norm(e)) / w
-    return err, err <= tol
+    """(error, within tolerance) of ``task`` from its weighted rows e (m,): its residual_error."""
+    return task.residual_error(e)
 
 
 def level_tolerance(task: Task) -> float:
-    """
-    Return the weighted residual norm below which ``task`` is surely met.
-
-    That is its tightest row tolerance times its weight; optional tasks never constrain: inf.
-    """
-    if getattr(task, 'optional', False):
-        return float('inf')
-    if hasattr(task, 'position_tolerance'):
-        return min(task.position_tolerance * task.position_weight,
-                   getattr(task, 'orientation_tolerance', np.inf) *
-                   getattr(task, 'orientation_weight', 1.0))
-    return getattr(task, 'tolerance', 1e-6) * task.weight
+    """Return the weighted residual norm below which ``task`` is surely met (its own)."""
+    return task.level_tolerance()
 
 
 def resolve_tasks(linkage, extra_tasks: Union[None, TaskConfig, Sequence[Task]]
@@ -189,7 +156,7 @@ def pdls_options(config: IKConfig, divergence_check: bool = False, **changes) ->
 
 def required(task: Task) -> bool:
     """Whether success needs ``task`` within its tolerance (not posture, not optional)."""
-    return task.kind != POSTURE and not getattr(task, 'optional', False)
+    return task.kind != POSTURE and not task.optional
 
 
 class TaskProblem(PDLSProblem):

@@ -199,7 +199,7 @@ class TaskSolver:
             status, iterations, ngroups = res.status, res.iterations, 1
         levels = self.problem.levels(theta)
         errs = self.problem.task_errors(levels)
-        ok = all(errs[t.name][1] for t in self.tasks if not getattr(t, 'optional', False)
+        ok = all(errs[t.name][1] for t in self.tasks if not t.optional
                  and t.kind != 'posture')
         norms = PreparedLevels(levels, self.n).norms
         key = tuple(max(v, t if t is not None else 1e-10)

@@ -113,6 +113,18 @@ class ClosureTask(Task):
         """Largest of the position [m] and orientation [rad] errors of the last compute."""
         return max(self.position_error, self.orientation_error)
 
+    def residual_error(self, e: Array) -> Tuple[float, bool]:
+        """
+        Return (error, met) from the weighted residual e (m,), met within :attr:`tolerance`.
+
+        In pose mode the error is the larger of the position [m] and orientation [rad] errors,
+        else the position error.
+        """
+        if e.size != 6:
+            return super().residual_error(e)
+        err = max(float(np.linalg.norm(e[:3])), float(np.linalg.norm(e[3:]))) / self.weight
+        return err, err <= self.tolerance
+
     def errors(self, q: Array) -> Tuple[float, float]:
         """
         Return the unweighted (position [m], orientation [rad]) closure errors at q.

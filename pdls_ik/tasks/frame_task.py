@@ -36,6 +36,7 @@ Masks:
 """
 from __future__ import annotations
 
+import math
 from typing import Optional, Sequence, Tuple
 
 import numpy as np
@@ -145,6 +146,23 @@ class FrameTask(Task):
         """Whether the errors of the last :meth:`compute` are within both tolerances."""
         return (self.position_error <= self.position_tolerance
                 and self.orientation_error <= self.orientation_tolerance)
+
+    def residual_error(self, e: Array) -> Tuple[float, bool]:
+        """
+        Return (error, met): the larger of the position [m] and orientation [rad] errors.
+
+        Met when each is within its own tolerance (:meth:`errors_from_residual`).
+        """
+        pos, ori = self.errors_from_residual(e)
+        return max(pos, ori), (pos <= self.position_tolerance
+                               and ori <= self.orientation_tolerance)
+
+    def level_tolerance(self) -> float:
+        """Return the weighted residual norm below which the pose is surely met (inf: optional)."""
+        if self.optional:
+            return math.inf
+        return min(self.position_tolerance * self.position_weight,
+                   self.orientation_tolerance * self.orientation_weight)
 
     def errors_from_residual(self, e: Array) -> Tuple[float, float]:
         """
