@@ -45,8 +45,8 @@ DEFAULT_NODE_NAME = 'pdls_ik_node'
 #: stays free of the solver)
 LIMIT_STRATEGIES = ('clamping', 'pgs')
 #: values of ``backend``: "auto" (numba when importable and the problem is covered), "numpy"
-#: (the reference implementation), "numba" (the compiled kernels of pdls_ik._accel: pdls_pose
-#: for one-shot solves, pdls_track for tracking cycles)
+#: (the reference implementation), "numba" (the compiled kernels of pdls_ik._accel:
+#: ik_solver_numba for one-shot solves, track_problem_numba for tracking cycles)
 BACKENDS = ('auto', 'numpy', 'numba')
 
 
