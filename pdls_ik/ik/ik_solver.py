@@ -43,6 +43,8 @@ from pdls_ik._accel import available as numba_available
 from pdls_ik.config import IKConfig
 from pdls_ik.errors import ConfigError, InputError, JointError, LinkError
 from pdls_ik.ik.pose_problem import LOCK_TOL, PoseProblem
+from pdls_ik.ik.restarts import (FIRST_SOLVE_MIN_ITERATIONS, MAX_SEEDS, RESTART_RATIO,
+                                 RESTART_WINDOW, SEED_BLOCK, SeedTable)
 from pdls_ik.ik.task_levels import LevelStack
 from pdls_ik.ik.task_problem import moved_variables, pdls_options, resolve_tasks
 from pdls_ik.ik.track_problem import TRACK_MIN_ITERATIONS, TRACK_POSTURE_SHARE, TrackProblem
@@ -51,24 +53,6 @@ from pdls_ik.pdls.periodic import turn_into_limits
 from pdls_ik.tasks import FrameTask, JointLockTask, middle_of_limits, PostureTask
 
 Array = NDArray[np.float64]
-#: a local solve is abandoned for a random restart when its pose residual falls by less than
-#: RESTART_RATIO over RESTART_WINDOW iterations (stuck at limits or in a local minimum). 500
-#: random goals from random seeds: (4, 0.6) against (3, 0.5): UR5 12.98 iterations and 0.55
-#: restarts per solve against 13.82 and 1.00, Panda 17.97 and 1.31 against 18.30 and 1.98
-RESTART_WINDOW, RESTART_RATIO = 4, 0.6
-#: random restart seeds are drawn from the generator in blocks of this many (the same stream as
-#: one draw per restart; both backends read the same table)
-SEED_BLOCK = 32
-#: the table holds at most this many seeds; later restarts reuse them cyclically (a goal still
-#: unmet after thousands of restarts is out of reach; the table stays small)
-MAX_SEEDS = 4096
-#: the first local solve of a one-shot solve always runs this many iterations (unless it ends
-#: sooner) before its time budget may stop it, so that a solve started late on a loaded machine
-#: gives the answer it gives on an idle one. 1,000 random goals each, from the middle of the
-#: limits and from random seeds: first local solves that converged took at most 17 iterations
-#: (p99 14 on the Panda, 15 on the UR5; ``benchmarks/first_solve_iterations.py``); 20
-#: iterations cost about 0.1 ms compiled, 2 ms on the NumPy backend
-FIRST_SOLVE_MIN_ITERATIONS = 20
 
 
 @dataclass
@@ -187,8 +171,6 @@ class IKSolver:
         # (clamped_joints): q <= near_lower or q >= near_upper
         tol = 1e-9 * np.maximum(1.0, np.abs(np.where(np.isfinite(self.lower), self.lower, 0.0)))
         near_lower, near_upper = (self.lower + tol).tolist(), (self.upper - tol).tolist()
-        self._sample_lo = np.where(np.isfinite(self.lower), self.lower, -math.pi)
-        self._sample_hi = np.where(np.isfinite(self.upper), self.upper, math.pi)
         free_orientation = cfg.position_only or cfg.orientation_tolerance >= math.pi
         self.frame = FrameTask(linkage, tip, base, orientation_mask=(0, 0, 0) if
                                free_orientation else (1, 1, 1),
@@ -246,8 +228,8 @@ class IKSolver:
             max_iterations=cfg.tracking_max_iterations, max_time=None, periodic_variables=None)
         self._track_cache: Tuple = (math.nan, None, None, ())
         self._middle = middle_of_limits(self.lower, self.upper)
-        self._seed_rng = np.random.default_rng(cfg.random_seed)
-        self._seeds = np.empty((0, self._sample_variables.size))
+        self._seed_table = SeedTable(self.lower, self.upper, self._sample_variables,
+                                     cfg.random_seed)
         self._kernel = None
         reason = self._numba_unsupported(cfg)
         if cfg.backend == 'numba' and reason:
@@ -315,31 +297,12 @@ class IKSolver:
         notes.extend(self.frame.notes)
 
     def _restart_seeds(self, count: int) -> Array:
-        """
-        Return the first ``count`` (at least) random restart seeds (k, sampled variables).
-
-        The sampled variables are the chain's and those the extra tasks move; uniform within the
-        limits (±π where a limit is infinite), drawn from a generator seeded with
-        ``config.random_seed``: the same table for every solve and both backends.
-        """
-        count = min(count, MAX_SEEDS)
-        if self._seeds.shape[0] < count:
-            idx = self._sample_variables
-            more = -(-(count - self._seeds.shape[0]) // SEED_BLOCK) * SEED_BLOCK
-            self._seeds = np.concatenate((self._seeds, self._seed_rng.uniform(
-                self._sample_lo[idx], self._sample_hi[idx], (more, idx.size))))
-        return self._seeds
+        """Return the first ``count`` (at least) random restart seeds (:class:`SeedTable`)."""
+        return self._seed_table.rows(count)
 
     def _random_seed(self, k: int, base: Array) -> Array:
-        """
-        Restart seed k.
-
-        ``base`` with its sampled variables from row k of the seed table (modulo MAX_SEEDS).
-        """
-        k %= MAX_SEEDS
-        q = base.copy()
-        q[self._sample_variables] = self._restart_seeds(k + 1)[k]
-        return q
+        """Restart seed k: ``base`` with its sampled variables from the seed table."""
+        return self._seed_table.seed(k, base)
 
     def errors(self, q: Array):
         """
