@@ -138,7 +138,7 @@ def test_every_module_is_in_a_layer():
 def test_no_import_points_up():
     upward = [f'{m} imports {t} ({_part(m)} < {_part(t)})'
               for m, targets in GRAPH.items() if m != 'pdls_ik' for t in targets
-              if t != 'pdls_ik' and RANK[_part(t)] > RANK[_part(m)]]
+              if t != 'pdls_ik' and RANK.get(_part(t), -1) > RANK.get(_part(m), len(LAYERS))]
     assert not upward, '\n'.join(upward)
 
 
@@ -203,6 +203,43 @@ def test_the_checks_see_a_cycle_and_an_upward_arrow():
         assert ['pdls_ik.config', 'pdls_ik.errors'] in _cycles()
     finally:
         GRAPH['pdls_ik.errors'] = saved
+
+
+#: the only modules directly in pdls_ik/ (everything else lives in a package of its layer)
+LOOSE = {'__init__', 'errors', 'config', 'resources', 'trajectory', 'diagnostics'}
+#: the most parameters a numba kernel takes (its arguments travel in a few tuples)
+MAX_KERNEL_PARAMETERS = 10
+
+
+def test_only_the_top_layer_modules_are_loose():
+    loose = {p.stem for p in PACKAGE.glob('*.py')}
+    assert loose == LOOSE, f'move into a package: {sorted(loose - LOOSE)}'
+
+
+def test_no_two_modules_share_a_name():
+    names: Dict[str, List[str]] = {}
+    for path in PACKAGE.rglob('*.py'):
+        if path.name != '__init__.py':
+            names.setdefault(path.name, []).append(str(path.relative_to(PACKAGE)))
+    assert {k: v for k, v in names.items() if len(v) > 1} == {}
+
+
+def _is_kernel(node: ast.FunctionDef) -> bool:
+    return any('njit' in ast.unparse(d) or 'jit' in ast.unparse(d) for d in node.decorator_list)
+
+
+def test_kernels_take_few_parameters_and_import_no_private_name():
+    long, private = [], []
+    for path in sorted((PACKAGE / '_accel').glob('*.py')):
+        tree = ast.parse(path.read_text(encoding='utf-8'))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef) and _is_kernel(node) and \
+                    len(node.args.args) > MAX_KERNEL_PARAMETERS:
+                long.append(f'{path.name}:{node.name} ({len(node.args.args)})')
+            if isinstance(node, ast.ImportFrom) and (node.module or '').startswith('pdls_ik'):
+                private += [f'{path.name} imports {node.module}.{a.name}' for a in node.names
+                            if a.name.startswith('_')]
+    assert long == [] and private == []
 
 
 def _importable(module: str) -> bool:

@@ -40,6 +40,7 @@ from pdls_ik import msgs
 from pdls_ik.cli.bag import BagWriter
 from pdls_ik.diagnostics import status_from_result
 from pdls_ik.ik import IKSolver
+from pdls_ik.model.joint_vector import wrap_angle
 from pdls_ik.trajectory import plan_to, with_mimic_joints
 
 Array = NDArray[np.float64]
@@ -144,8 +145,7 @@ def _joint_steps(log: TrackingLog, solver: IKSolver) -> Tuple[Array, Array]:
     q = np.array(log.q)
     prev = np.vstack([log.q0[None, :], q[:-1]])
     steps = np.abs(q - prev)
-    steps[:, solver.continuous] = np.abs((steps[:, solver.continuous] + math.pi)
-                                         % (2 * math.pi) - math.pi)
+    steps[:, solver.continuous] = np.abs(wrap_angle(steps[:, solver.continuous]))
     vmax = np.asarray(solver.linkage.velocity_limits, float) * solver.config.velocity_scaling
     return steps, np.where(np.isfinite(vmax) & (vmax > 0), vmax * log.dt, np.inf)
 
