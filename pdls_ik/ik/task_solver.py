@@ -42,6 +42,7 @@ from pdls_ik import pdls
 from pdls_ik.config import IKConfig
 from pdls_ik.ik.solve_groups import GroupedSolve
 from pdls_ik.ik.task_problem import pdls_options, TaskProblem
+from pdls_ik.model.floating import FloatingBase
 from pdls_ik.model.joint_vector import wrap_angle
 from pdls_ik.pdls.levels import PreparedLevels
 from pdls_ik.tasks.base import Task
@@ -103,7 +104,7 @@ class TaskSolver:
         self.linkage = linkage
         self.tasks = list(tasks)
         self.n = linkage.n
-        self.floating = hasattr(linkage, 'integrate_theta')
+        self.floating = isinstance(linkage, FloatingBase)
         self.lower = np.asarray(linkage.lower, dtype=float)
         self.upper = np.asarray(linkage.upper, dtype=float)
         self.continuous = np.asarray(linkage.continuous, dtype=bool)
