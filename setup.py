@@ -87,7 +87,7 @@ setup(
         'console_scripts': [
             'pdls-ik = pdls_ik.cli:main',
             'pdls_ik_node = pdls_ik.ros.node:main',
-            'pdls_ik_markers = pdls_ik.ros.markers:main',
+            'pdls_ik_markers = pdls_ik.ros.marker_node:main',
         ],
     },
 )

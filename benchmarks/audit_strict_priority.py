@@ -46,7 +46,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'
 
 from pdls_ik import load_urdf, pdls  # noqa: E402
 from pdls_ik.config import IKConfig  # noqa: E402
-from pdls_ik.task_solver import pdls_options, TaskProblem  # noqa: E402
+from pdls_ik.ik.task_problem import pdls_options, TaskProblem  # noqa: E402
 from pdls_ik.tasks import FrameTask, PostureTask  # noqa: E402
 from scipy.optimize import lsq_linear, minimize  # noqa: E402
 
@@ -98,7 +98,7 @@ def panda_posture(count: int = 25, seed: int = 14):
         preferred = np.where(rng.random(robot.n) < 0.5, lo, up)
         for i, tasks in enumerate(([frame, PostureTask(robot, preferred, weight=0.5)],
                                    [frame])):
-            problem = TaskProblem(tasks, robot.n, robot.continuous)
+            problem = TaskProblem.from_tasks(tasks, robot.n, robot.continuous)
             res = pdls.solve(problem, start, lo, up, options)
             met[i] += bool(problem.converged(res.theta, problem.levels(res.theta)))
     return met

@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-Batch protocol: :func:`pdls_ik.batch.solve_batch` throughput versus the number of goals N.
+Batch protocol: :func:`pdls_ik.ik.batch.solve_batch` throughput versus the number of goals N.
 
 Panda (bundled), targets by FK of random in-limit configurations, random in-limit seeds. For each
 backend (NumPy reference; Numba when importable) and N: solves per second of wall time, and per
@@ -32,7 +32,7 @@ import common  # noqa: F401,I100  (first: single-core BLAS before NumPy loads)
 from common import PinocchioCheck, protocol_main, random_q, robots, targets_by_fk
 import numpy as np
 from pdls_ik._accel import available
-from pdls_ik.batch import BatchSolver
+from pdls_ik.ik.batch import BatchSolver
 
 
 def run(sizes=None, robot_name: str = 'panda (bundled)', quick: bool = False,

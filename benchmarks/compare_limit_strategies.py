@@ -42,7 +42,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
 
 from pdls_ik import load_urdf, pdls  # noqa: E402
-from pdls_ik.task_solver import TaskSolver  # noqa: E402
+from pdls_ik.ik.task_solver import TaskSolver  # noqa: E402
 from pdls_ik.tasks import FrameTask  # noqa: E402
 
 URDF = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'urdf', 'panda.urdf')

@@ -74,11 +74,11 @@ def pdls_iksolver_numba(robot: Robot) -> Solve:
 
 
 def pdls_batch_numba(robot: Robot) -> Solve:
-    """:class:`pdls_ik.batch.BatchSolver` with N = 1 and the Numba kernel (restart budget)."""
+    """:class:`pdls_ik.ik.batch.BatchSolver` with N = 1 and the Numba kernel (restart budget)."""
     from pdls_ik._accel import available
     if not available():
         raise PeerMissing('numba not installed (pip install numba)')
-    from pdls_ik.batch import BatchSolver
+    from pdls_ik.ik.batch import BatchSolver
     solver = BatchSolver(robot.linkage, robot.tip, robot.base, backend='numba')
     solver.solve(np.eye(4)[None], mid_q(robot)[None])  # compile or load the cached kernel
 

@@ -19,8 +19,8 @@ Run: ``python benchmarks/reach.py [--voxel 0.05] [--orientations 64] [--sample 2
 
 1. Chunk timings (in this process, one core): ``--sample`` chunks of 64 voxels drawn evenly
    from the bundled Panda's full grid at ``--voxel`` × ``--orientations``, each solved as a Dask
-   worker solves it (:func:`pdls_ik.reach.solve_chunk`); solves per second per core, and the
-   full map's time extrapolated from the mean chunk time.
+   worker solves it (:func:`pdls_ik.ik.reachability.solve_chunk`); solves per second per core,
+   and the full map's time extrapolated from the mean chunk time.
 2. Scaling: a coarse map (0.2 m, 16 orientations) with 1 and 2 local Dask workers (wall time).
 3. On paper: the full map's wall time on 16 and 64 workers, by scheduling the sampled chunk
    times (resampled to the full chunk count, longest first) on that many workers.
@@ -32,7 +32,7 @@ import time
 
 import numpy as np
 from pdls_ik import load_urdf
-from pdls_ik import reach
+from pdls_ik.ik import reachability as reach
 from pdls_ik.resources import bundled_urdf
 
 

@@ -19,7 +19,7 @@ Each chain is generated as a URDF string (joint axes cycling z, y, x; total leng
 is the tip pose (6 rows); level k > 1 is the position of the link at fraction (p − k + 1) / p of
 the chain (3 rows). Targets come from the FK of one random in-limit configuration, so every level
 is reachable at once. Measured with :func:`pdls_ik.pdls.solve` on a
-:class:`pdls_ik.levels.LevelStack` (the IK layer's evaluation + PDLS step):
+:class:`pdls_ik.ik.task_levels.LevelStack` (the IK layer's evaluation + PDLS step):
 
 * time per iteration: a 10-iteration solve toward targets of another configuration, / 10;
 * time per solve: from the middle of the limits until converged (residual 1e-10 per level,
@@ -40,7 +40,7 @@ import common  # noqa: F401,I100  (first: single-core BLAS before NumPy loads)
 from common import protocol_main
 import numpy as np
 from pdls_ik import pdls
-from pdls_ik.levels import LevelStack
+from pdls_ik.ik.task_levels import LevelStack
 from pdls_ik.model import load_urdf
 from pdls_ik.tasks import FrameTask
 

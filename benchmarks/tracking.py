@@ -15,7 +15,7 @@
 """
 Tracking protocol: a continuous goal path at 1 kHz through :meth:`IKSolver.track`.
 
-Paths: the demo figure-eight of :mod:`pdls_ik.demo_path` on the Panda, and joint-space sweeps
+Paths: the demo figure-eight of :mod:`pdls_ik.cli.demo_path` on the Panda, and joint-space sweeps
 whose FK crosses a wrist singularity (Panda q6 through 0, where joints 5 and 7 align; UR5 q5
 through 0, where joints 4 and 6 align). The Panda runs with 3 priority levels: a joint lock (the
 finger joint held), the pose, and the posture (null space); the UR5 with pose + posture. Each
@@ -41,7 +41,7 @@ from common import LIMIT_SLACK, protocol_main, robots
 import numpy as np
 from pdls_ik import IKSolver
 from pdls_ik._accel import available as numba_available
-from pdls_ik.demo_path import default_path
+from pdls_ik.cli.demo_path import default_path
 from scipy.spatial.transform import Rotation
 
 RATE = 1000.0

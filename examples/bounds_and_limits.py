@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from pdls_ik import load_urdf  # noqa: E402
-from pdls_ik.task_solver import TaskSolver  # noqa: E402
+from pdls_ik.ik.task_solver import TaskSolver  # noqa: E402
 from pdls_ik.tasks import FrameTask, LimitAvoidanceTask, PositionBoundTask  # noqa: E402
 
 Q0 = np.array([0.0, -0.4, 0.0, -2.2, 0.0, 1.9, 0.8, 0.02])

@@ -36,8 +36,8 @@ sys.path.insert(0, str(ROOT))
 
 from pdls_ik import load_urdf  # noqa: E402
 from pdls_ik.config import IKConfig  # noqa: E402
-from pdls_ik.task_config import load_task_config  # noqa: E402
-from pdls_ik.task_solver import TaskSolver  # noqa: E402
+from pdls_ik.ik.task_config import load_task_config  # noqa: E402
+from pdls_ik.ik.task_solver import TaskSolver  # noqa: E402
 
 CRANK, COUPLER, ROCKER, GROUND = 0.1, 0.25, 0.2, 0.2      # link lengths [m]
 

@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from pdls_ik import load_urdf  # noqa: E402
-from pdls_ik.task_solver import TaskSolver  # noqa: E402
+from pdls_ik.ik.task_solver import TaskSolver  # noqa: E402
 from pdls_ik.tasks import FrameTask, LookAtTask, RelativeFrameTask  # noqa: E402
 
 

@@ -41,7 +41,7 @@ sys.path.insert(0, str(ROOT))
 
 from pdls_ik import load_urdf, pdls  # noqa: E402
 from pdls_ik.config import IKConfig  # noqa: E402
-from pdls_ik.task_solver import TaskSolver  # noqa: E402
+from pdls_ik.ik.task_solver import TaskSolver  # noqa: E402
 from pdls_ik.tasks import FrameTask, JointLockTask  # noqa: E402
 
 OPTIONS = pdls.PDLSOptions(damping=1e-3, clamp_theta_diff_by_component=True,

@@ -34,8 +34,8 @@ sys.path.insert(0, str(ROOT))
 
 from pdls_ik import load_urdf  # noqa: E402
 from pdls_ik.config import IKConfig  # noqa: E402
+from pdls_ik.ik.task_solver import TaskSolver  # noqa: E402
 from pdls_ik.model.floating import FloatingBase  # noqa: E402
-from pdls_ik.task_solver import TaskSolver  # noqa: E402
 from pdls_ik.tasks import CoMTask, FrameTask, LookAtTask, PostureTask  # noqa: E402
 
 

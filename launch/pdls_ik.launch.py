@@ -19,7 +19,7 @@ pdls_ik on a robot: robot_state_publisher, pdls_ik_node, pdls_ik_markers and rvi
 
 Arguments: urdf (URDF or xacro path; default the bundled Panda), config (parameter file;
 default the package's config/pdls_ik.yaml), base_link, tip_link (default: from the config),
-tasks_file (closures and extra tasks, pdls_ik/task_config.py; default: from the config),
+tasks_file (closures and extra tasks, pdls_ik/ik/task_config.py; default: from the config),
 use_rviz (true), use_robot_state_publisher (true), echo_joint_states (false: the loop-back that
 publishes each solution on joint_states, for running without hardware). Setup problems (missing
 file or package, bad link) stop the launch with one line naming the problem.
@@ -34,7 +34,7 @@ ARGUMENTS = {
     'config': ('', 'Parameter file of pdls_ik_node (default: config/pdls_ik.yaml).'),
     'base_link': ('', 'Base link of goals; empty: from the config, else the URDF root.'),
     'tip_link': ('', 'Controlled link; empty: from the config.'),
-    'tasks_file': ('', 'YAML of closures and extra tasks (pdls_ik/task_config.py keys, e.g. '
+    'tasks_file': ('', 'YAML of closures and extra tasks (pdls_ik/ik/task_config.py keys, e.g. '
                        'config/fourbar_closures.yaml); empty: from the config, else none.'),
     'use_rviz': ('true', 'Start rviz2 with config/pdls_ik.rviz.'),
     'use_robot_state_publisher': ('true', 'Start robot_state_publisher (TF, description).'),

@@ -21,6 +21,7 @@ Public entry points (imported lazily, so that ``import pdls_ik`` stays cheap):
     IKSolver, IKResult                               (pdls_ik.ik: one tip, one-shot and tracking)
     IKConfig, load_config                            (pdls_ik.config: options, YAML)
     TaskSolver, TaskResult, load_task_config         (any stack of tasks, closures)
+    reachability_map, ReachMap                       (pdls_ik.ik.reachability: on Dask)
     pdls.step, pdls.solve                            (pdls_ik.pdls, the robot-agnostic core)
 """
 from importlib import import_module
@@ -39,9 +40,11 @@ _LAZY = {
     'IKResult': 'pdls_ik.ik',
     'IKConfig': 'pdls_ik.config',
     'load_config': 'pdls_ik.config',
-    'TaskSolver': 'pdls_ik.task_solver',
-    'TaskResult': 'pdls_ik.task_solver',
-    'load_task_config': 'pdls_ik.task_config',
+    'TaskSolver': 'pdls_ik.ik.task_solver',
+    'TaskResult': 'pdls_ik.ik.task_solver',
+    'load_task_config': 'pdls_ik.ik.task_config',
+    'reachability_map': 'pdls_ik.ik.reachability',
+    'ReachMap': 'pdls_ik.ik.reachability',
 }
 
 __all__ = ['ConfigError', 'InputError', 'JointError', 'LinkError', 'PDLSIKError', 'URDFError',

@@ -45,8 +45,8 @@ DEFAULT_NODE_NAME = 'pdls_ik_node'
 #: stays free of the solver)
 LIMIT_STRATEGIES = ('clamping', 'pgs')
 #: values of ``backend``: "auto" (numba when importable and the problem is covered), "numpy"
-#: (the reference implementation), "numba" (the compiled kernels of pdls_ik._accel: pdls_pose
-#: for one-shot solves, pdls_track for tracking cycles)
+#: (the reference implementation), "numba" (the compiled kernels of pdls_ik._accel:
+#: ik_solver_numba for one-shot solves, track_problem_numba for tracking cycles)
 BACKENDS = ('auto', 'numpy', 'numba')
 
 
@@ -103,7 +103,8 @@ class IKConfig:
     locked_joints: List[str] = _p([], 'Joints held at locked_positions (priority above targets).')
     locked_positions: List[float] = _p([], 'Values of the locked joints [rad or m], same order.')
     tasks_file: str = _p('', 'YAML file of closures and extra tasks solved with the tip pose '
-                             '(keys: pdls_ik/task_config.py, e.g. config/fourbar_closures.yaml; '
+                             '(keys: pdls_ik/ik/task_config.py, e.g. '
+                             'config/fourbar_closures.yaml; '
                              "a relative path is relative to the working directory); '': none.")
     random_seed: int = _p(0, 'Seed of the random restarts (reproducible solves).', 0, 2**31 - 1)
     random_restarts: bool = _p(True, 'Restart from random in-limit seeds until the timeout when '

@@ -31,8 +31,7 @@ from typing import List, Optional, Sequence
 import numpy as np
 from numpy.typing import NDArray
 from pdls_ik.errors import InputError
-
-_TWO_PI = 2.0 * math.pi
+from pdls_ik.model.joint_vector import joint_delta
 
 
 @dataclass
@@ -65,21 +64,6 @@ class Trajectory:
     def positions(self) -> NDArray[np.float64]:
         """All point positions stacked, (len(points), n)."""
         return np.array([p.positions for p in self.points])
-
-
-def wrap_angle(x: NDArray[np.float64]) -> NDArray[np.float64]:
-    """Wrap angles into [-π, π) [rad]; works element-wise on arrays."""
-    return (np.asarray(x, dtype=float) + math.pi) % _TWO_PI - math.pi
-
-
-def joint_delta(q_from: NDArray[np.float64], q_to: NDArray[np.float64],
-                continuous: Optional[NDArray[np.bool_]] = None) -> NDArray[np.float64]:
-    """Joint displacement ``q_to − q_from`` (n,), the short way round for continuous joints."""
-    delta = np.asarray(q_to, dtype=float) - np.asarray(q_from, dtype=float)
-    if continuous is not None and np.any(continuous):
-        delta = delta.copy()
-        delta[continuous] = wrap_angle(delta[continuous])
-    return delta
 
 
 def _trapezoid_timing(peak_rate: float, accel_rate: float) -> tuple:

@@ -16,17 +16,29 @@
 Shared fixtures: the reference data in ../shared (robots, cases) and a Pinocchio bridge.
 
 CI clones the repository into a folder that has ``shared/`` beside it, so the data is found at
-``<repo>/../shared``; tests that need it are skipped with a reason when it is absent.
+``<repo>/../shared`` (or where ``PDLS_IK_SHARED`` points); tests that need it are skipped with a
+reason when it is absent.
+
+The tests mirror the package tree (test/model, test/pdls, test/ik, ...); this folder is put on
+``sys.path`` so that every test imports the support modules beside this file (``conftest``,
+``fd_support``, ``msgs_support``, ``ros_support``) wherever it lives, and however pytest is run
+(``python -m pytest test``, one file, ``colcon test``).
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
+import sys
 
 import numpy as np
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
-SHARED = Path(__file__).resolve().parents[2] / 'shared'
+TEST_DIR = Path(__file__).resolve().parent
+if str(TEST_DIR) not in sys.path:
+    sys.path.insert(0, str(TEST_DIR))
+
+REPO = TEST_DIR.parent
+SHARED = Path(os.environ.get('PDLS_IK_SHARED') or REPO.parent / 'shared')
 ROBOTS = SHARED / 'robots'
 CASES = SHARED / 'cases'
 

@@ -18,7 +18,8 @@ from types import SimpleNamespace
 
 import numpy as np
 from pdls_ik.errors import InputError
-from pdls_ik.trajectory import joint_delta, plan_to, Trajectory, wrap_angle
+from pdls_ik.model.joint_vector import joint_delta, wrap_angle
+from pdls_ik.trajectory import plan_to, Trajectory
 import pytest
 
 

@@ -16,7 +16,19 @@
 Optional compiled kernels (Numba) of hot loops; NumPy code elsewhere remains the reference.
 
 Used only when ``numba`` is importable (``pip install numba``); tests run each kernel against its
-NumPy reference when both are available.
+NumPy reference when both are available. Each file is named after its reference:
+``step_numba`` (:mod:`pdls_ik.pdls.step`, pgs, stepsize), ``ik_solver_numba``
+(:meth:`pdls_ik.ik.IKSolver.solve`), ``track_problem_numba`` (:mod:`pdls_ik.ik.track_problem`),
+``batch_numba`` (:mod:`pdls_ik.ik.batch`), ``chain_numba`` (:mod:`pdls_ik.model.chain_arrays`
+and :func:`pdls_ik.lie.so3.rotation_log`, shared by the others).
+
+Kernel arguments travel in a few plain tuples, unpacked by position at the top of each kernel:
+the chain ``ch`` (:func:`.chain_numba.chain_tuple`), bounds (limits, free and periodic masks),
+the pose task (target, weights, rows, tolerances), the locks (indices, values, continuous,
+weight, tolerance), the options (λ, step bound, SVD and residual tolerances, iteration budget),
+the time budget and the output/work arrays; each kernel's docstring gives its layout. Plain
+tuples, not NamedTuples: numba types a plain tuple at call time as fast as flat arguments
+(~3.5 µs for a call with 30 values), a NamedTuple ~3× slower, measured.
 """
 from __future__ import annotations
 

@@ -26,9 +26,9 @@ from typing import Callable, Dict, List, Optional
 from pdls_ik.config import IKConfig, load_config
 from pdls_ik.errors import ConfigError, InputError
 from pdls_ik.ik import IKSolver
+from pdls_ik.ik.task_config import load_task_config, TaskConfig
 from pdls_ik.model import load_urdf
 from pdls_ik.resources import BUNDLED_ROBOTS, urdf_path
-from pdls_ik.task_config import load_task_config, TaskConfig
 from pdls_ik.tasks.self_collision_task import damper_gain, SelfCollisionTask
 
 
@@ -42,8 +42,8 @@ def add_robot_arguments(parser: argparse.ArgumentParser, urdf_positional: bool =
     parser.add_argument('--base', help='frame of the goals (default: the URDF root link)')
     parser.add_argument('--config', help='YAML parameter file (default: built-in defaults)')
     parser.add_argument('--tasks', metavar='FILE',
-                        help='YAML of closures and extra tasks solved with the tip pose '
-                             '(keys: pdls_ik/task_config.py; default: tasks_file of the config)')
+                        help='YAML of closures and extra tasks solved with the tip pose (keys: '
+                             'pdls_ik/ik/task_config.py; default: tasks_file of the config)')
     parser.add_argument('--self-collision', nargs='?', const='', default=None, metavar='MODEL',
                         help='keep the link pairs at least --d-min apart, on a level above the '
                              'pose: from the URDF <collision> elements, the bundled model of a '
@@ -81,7 +81,7 @@ def make_solver(urdf: str, tip: Optional[str], base: Optional[str],
     Load the robot and build an :class:`IKSolver`; errors name the bad input.
 
     ``tasks_path`` (``--tasks``; default: the config's ``tasks_file``) adds the closures and
-    extra tasks of a :mod:`pdls_ik.task_config` YAML file to the solver; ``collision``
+    extra tasks of a :mod:`pdls_ik.ik.task_config` YAML file to the solver; ``collision``
     (:func:`collision_options`) its ``self_collision`` entry, with the velocity damper of the
     tracking rate when one is given (approach speed 0.5 m/s at the activation distance).
     """

@@ -15,13 +15,13 @@
 """
 ``pdls-ik demo``: a robot tracks a figure-eight goal path; summary, ROS 2 bag and plot.
 
-With no argument the bundled Panda tracks the path of :mod:`pdls_ik.demo_path` at 100 Hz for
+With no argument the bundled Panda tracks the path of :mod:`pdls_ik.cli.demo_path` at 100 Hz for
 10 s (two loops), passing within a few degrees of its wrist singularity and of a joint limit.
 Each cycle is one :meth:`IKSolver.track` call: at most ``tracking_max_iterations`` iterations
 (the primary bound), ``tracking_timeout`` as a safety net. Writes the ROS 2 bag folder
 ``pdls_ik_out/demo_bag/`` (``demo_bag.mcap`` and ``metadata.yaml``: /goal_pose, /joint_states,
-/joint_trajectory, /diagnostics), ``pdls_ik_out/demo.png`` (:mod:`pdls_ik.plot`) and the printed
-summary as ``summary.txt`` and ``summary.json``. Exit 0 when every cycle kept
+/joint_trajectory, /diagnostics), ``pdls_ik_out/demo.png`` (:mod:`pdls_ik.cli.plot`) and the
+printed summary as ``summary.txt`` and ``summary.json``. Exit 0 when every cycle kept
 its joint limits and velocity bound, 1 otherwise, 2 on bad input.
 """
 from __future__ import annotations
@@ -31,11 +31,11 @@ from pathlib import Path
 
 from pdls_ik.cli.common import (add_robot_arguments, collision_options, make_solver,
                                 output_folder, warm_up, write_summary)
+from pdls_ik.cli.demo_path import trackable_path
+from pdls_ik.cli.plot import plot_tracking, tracking_plot_data
 from pdls_ik.cli.tracking import (exit_status, OFFLINE_TRACKING_TIMEOUT, print_summary,
                                   run_tracking, summarize, wall_start_ns, write_bag)
-from pdls_ik.demo_path import trackable_path
 from pdls_ik.errors import InputError
-from pdls_ik.plot import plot_tracking, tracking_plot_data
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:

@@ -27,8 +27,8 @@ import numpy as np
 from pdls_ik.cli.common import (add_robot_arguments, collision_options, make_solver,
                                 warm_up)
 from pdls_ik.errors import InputError
+from pdls_ik.lie.se3 import parse_pose
 from pdls_ik.model.joint_vector import check_joint_vector
-from pdls_ik.tasks.se3 import parse_pose
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:

@@ -17,11 +17,11 @@
 
 Voxels over the chain's reach, each with --orientations goal orientations (uniform on SO(3))
 solved by the batch solver; the reachability index of a voxel is the fraction solved
-(:mod:`pdls_ik.reach`). Runs on a local Dask cluster (one worker per core, or --workers), or on
-an existing one (--scheduler ADDRESS). Writes --out (.zarr: chunked, a stopped run resumes; or
-.npz), OUT.png (the map in 3-D and its slice through the base's x-z plane) and OUT_bag (a ROS 2
-bag with a visualization_msgs/MarkerArray on /reachability for rviz). Exit status 0, or 2 on
-bad input.
+(:mod:`pdls_ik.ik.reachability`). Runs on a local Dask cluster (one worker per core, or
+--workers), or on an existing one (--scheduler ADDRESS). Writes --out (.zarr: chunked, a
+stopped run resumes; or .npz), OUT.png (the map in 3-D and its slice through the base's x-z
+plane) and OUT_bag (a ROS 2 bag with a visualization_msgs/MarkerArray on /reachability for
+rviz). Exit status 0, or 2 on bad input.
 """
 from __future__ import annotations
 
@@ -31,10 +31,12 @@ from pathlib import Path
 import time
 
 import numpy as np
+from pdls_ik import msgs
+from pdls_ik.cli.bag import BagWriter
 from pdls_ik.cli.common import add_robot_arguments
 from pdls_ik.errors import InputError
+from pdls_ik.ik.reachability import reachability_map, ReachMap
 from pdls_ik.model import load_urdf
-from pdls_ik.reach import reachability_map, ReachMap
 from pdls_ik.resources import BUNDLED_ROBOTS, urdf_path
 
 
@@ -129,8 +131,6 @@ def plot_map(result: ReachMap, path: Path, title: str) -> None:
 
 def write_marker_bag(result: ReachMap, path: Path) -> Path:
     """Write the map as a visualization_msgs/MarkerArray on /reachability in a ROS 2 bag."""
-    from pdls_ik import msgs
-    from pdls_ik.bag import BagWriter
     types = msgs.rosbags_types()
     with BagWriter(path) as bag:
         stamp = time.time_ns()

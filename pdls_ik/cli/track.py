@@ -40,12 +40,12 @@ from typing import List, Tuple
 import numpy as np
 from pdls_ik.cli.common import (add_robot_arguments, collision_options, make_solver,
                                 output_folder, warm_up, write_summary)
+from pdls_ik.cli.plot import plot_tracking, tracking_plot_data
 from pdls_ik.cli.tracking import (exit_status, OFFLINE_TRACKING_TIMEOUT, print_summary,
                                   run_tracking, START_SOLVE_TIMEOUT, summarize, wall_start_ns,
                                   write_bag)
 from pdls_ik.errors import InputError
-from pdls_ik.plot import plot_tracking, tracking_plot_data
-from pdls_ik.tasks.se3 import parse_pose
+from pdls_ik.lie.se3 import parse_pose
 
 COLUMNS = ('t', 'x', 'y', 'z', 'qx', 'qy', 'qz', 'qw')
 

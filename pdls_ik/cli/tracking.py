@@ -36,8 +36,11 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 from numpy.typing import NDArray
+from pdls_ik import msgs
+from pdls_ik.cli.bag import BagWriter
 from pdls_ik.diagnostics import status_from_result
 from pdls_ik.ik import IKSolver
+from pdls_ik.model.joint_vector import wrap_angle
 from pdls_ik.tasks import SelfCollisionTask
 from pdls_ik.trajectory import plan_to, with_mimic_joints
 
@@ -143,8 +146,7 @@ def _joint_steps(log: TrackingLog, solver: IKSolver) -> Tuple[Array, Array]:
     q = np.array(log.q)
     prev = np.vstack([log.q0[None, :], q[:-1]])
     steps = np.abs(q - prev)
-    steps[:, solver.continuous] = np.abs((steps[:, solver.continuous] + math.pi)
-                                         % (2 * math.pi) - math.pi)
+    steps[:, solver.continuous] = np.abs(wrap_angle(steps[:, solver.continuous]))
     vmax = np.asarray(solver.linkage.velocity_limits, float) * solver.config.velocity_scaling
     return steps, np.where(np.isfinite(vmax) & (vmax > 0), vmax * log.dt, np.inf)
 
@@ -291,9 +293,6 @@ def write_bag(log: TrackingLog, solver: IKSolver, path: Path, start_ns: int) -> 
     count per topic.
     """
     from rosbags.typesys import Stores, get_typestore
-
-    from pdls_ik import msgs
-    from pdls_ik.bag import BagWriter
 
     typestore = get_typestore(Stores.ROS2_JAZZY)
     types = msgs.rosbags_types(typestore)

@@ -39,48 +39,19 @@ works unchanged on a floating robot, with the extra link ``world``.
 """
 from __future__ import annotations
 
-import math
 from typing import Optional, Tuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from pdls_ik.errors import InputError, LinkError
+from pdls_ik.lie.se3 import se3_exp, se3_log
+from pdls_ik.lie.so3 import skew
 from pdls_ik.model.com import CenterOfMass
 from pdls_ik.model.joint_vector import check_joint_vector
-from pdls_ik.model.joints import skew
 from scipy.spatial.transform import Rotation
 
 Array = NDArray[np.float64]
 ROOT_VARIABLES = ('root_x', 'root_y', 'root_z', 'root_rx', 'root_ry', 'root_rz')
-
-
-def _v_matrix(w: Array, inverse: bool = False) -> Array:
-    """SE(3) left Jacobian of SO(3), V(ω) (or its inverse): t = V(ω) v in exp((v, ω))."""
-    theta = float(np.linalg.norm(w))
-    W = skew(w)
-    if theta < 1e-8:
-        return np.eye(3) - 0.5 * W if inverse else np.eye(3) + 0.5 * W
-    if inverse:
-        half = 0.5 * theta
-        c = (1.0 - half / math.tan(half)) / theta ** 2
-        return np.eye(3) - 0.5 * W + c * (W @ W)
-    a = (1.0 - math.cos(theta)) / theta ** 2
-    b = (theta - math.sin(theta)) / theta ** 3
-    return np.eye(3) + a * W + b * (W @ W)
-
-
-def se3_exp(twist: Array) -> Array:
-    """(4, 4) exp of a twist (6,) = (v [m], ω [rad]) in the body frame."""
-    T = np.eye(4)
-    T[:3, :3] = Rotation.from_rotvec(twist[3:]).as_matrix()
-    T[:3, 3] = _v_matrix(twist[3:]) @ twist[:3]
-    return T
-
-
-def se3_log(T: Array) -> Array:
-    """Twist (6,) = (v, ω) with ``se3_exp(twist) = T`` for a rigid transform T (4, 4)."""
-    w = Rotation.from_matrix(T[:3, :3]).as_rotvec()
-    return np.concatenate((_v_matrix(w, inverse=True) @ T[:3, 3], w))
 
 
 class FloatingBase:

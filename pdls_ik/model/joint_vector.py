@@ -12,15 +12,23 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""The one check of a joint vector given by a user, and the finite range joints are sampled in."""
+"""
+Joint vectors q (n,) in model order: checks, sampling ranges, angle wrapping, periodic variables.
+
+The one check of a joint vector given by a user (length, finite values); the finite range
+joints are sampled in; angles wrapped into [-π, π) and joint displacements the short way round
+for continuous joints; the revolute variables whose images a turn apart give the same pose.
+"""
 from __future__ import annotations
 
 import math
-from typing import Sequence, Tuple
+from typing import Optional, Sequence, Tuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from pdls_ik.errors import InputError
+
+_TWO_PI = 2.0 * math.pi
 
 
 def check_joint_vector(values: ArrayLike, names: Sequence[str], label: str
@@ -64,3 +72,37 @@ def sampling_range(lower: ArrayLike, upper: ArrayLike
     hi = np.where(np.isfinite(upper), upper, np.where(np.isfinite(lower), lo + 2.0 * math.pi,
                                                       math.pi))
     return lo, hi
+
+
+def wrap_angle(x: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Wrap angles into [-π, π) [rad]; works element-wise on arrays."""
+    return (np.asarray(x, dtype=float) + math.pi) % _TWO_PI - math.pi
+
+
+def joint_delta(q_from: NDArray[np.float64], q_to: NDArray[np.float64],
+                continuous: Optional[NDArray[np.bool_]] = None) -> NDArray[np.float64]:
+    """Joint displacement ``q_to − q_from`` (n,), the short way round for continuous joints."""
+    delta = np.asarray(q_to, dtype=float) - np.asarray(q_from, dtype=float)
+    if continuous is not None and np.any(continuous):
+        delta = delta.copy()
+        delta[continuous] = wrap_angle(delta[continuous])
+    return delta
+
+
+def periodic_variables(linkage) -> NDArray[np.bool_]:
+    """
+    Return the (n,) bool mask of the variables whose values θ and θ + 2π give the same pose.
+
+    Revolute (not continuous: those have no limits and are wrapped) joints with finite limits
+    (a bound of magnitude >= 1e6 is unlimited: nothing to turn into) whose every motion,
+    mimic joints included, is a rotation by an integer multiple of the variable. One-shot
+    solves let such a variable go beyond a limit onto its image a turn away
+    (:mod:`pdls_ik.pdls.periodic`).
+    """
+    periodic = np.array([t == 'revolute' for t in linkage.joint_types], dtype=bool)
+    periodic &= np.isfinite(linkage.lower) & np.isfinite(linkage.upper)  # no image at ±inf
+    for joint in linkage.joints:
+        if joint.moving and joint.index >= 0 and not (
+                joint.revolute and float(joint.multiplier).is_integer()):
+            periodic[joint.index] = False
+    return periodic

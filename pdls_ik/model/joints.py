@@ -109,8 +109,3 @@ def pose_matrix(xyz, rpy) -> NDArray[np.float64]:
                   [0.0, 0.0, 0.0, 1.0]])
     T[:3, 3] = xyz
     return T
-
-
-def skew(v: NDArray[np.float64]) -> NDArray[np.float64]:
-    """(3, 3) cross-product matrix [v]× such that [v]× w = v × w."""
-    return np.array([[0.0, -v[2], v[1]], [v[2], 0.0, -v[0]], [-v[1], v[0], 0.0]])

@@ -39,7 +39,8 @@ from typing import List, Sequence, Tuple
 import numpy as np
 from numpy.typing import NDArray
 from pdls_ik.errors import JointError
-from pdls_ik.model.joints import Joint, PASSIVE_TYPES, skew
+from pdls_ik.lie.so3 import skew
+from pdls_ik.model.joints import Joint, PASSIVE_TYPES
 
 
 class JointMotions:

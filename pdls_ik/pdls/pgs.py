@@ -54,7 +54,7 @@ solver did not converge keeps the largest share of its motion that stays within 
 (strictness and bounds are kept exactly) and is reported.
 
 :func:`pgs_step` keeps the older stacked form (levels weighted by ``w^k``; the weighted box step
-of the compiled tracking cycle, :func:`pdls_ik._accel.step.pgs_box_step`, is its twin).
+of the compiled tracking cycle, :func:`pdls_ik._accel.step_numba.pgs_box_step`, is its twin).
 """
 from __future__ import annotations
 

@@ -36,7 +36,7 @@ from pdls_ik.msgs import (diagnostic_array, joint_state, joint_trajectory, pose_
                           rclpy_types)
 from pdls_ik.msgs.moveit import ErrorCode, ik_request_from_msg, IKServiceReply, RequestError
 from pdls_ik.msgs.moveit import ik_response
-from pdls_ik.ros.parameters import AliasMirror, changes_of, declare_all
+from pdls_ik.ros.node_parameters import AliasMirror, changes_of, declare_all
 from pdls_ik.ros.spin import run_node
 from pdls_ik.ros_logic.board import Board
 from pdls_ik.ros_logic.ik_service import IKService

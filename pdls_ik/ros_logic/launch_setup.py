@@ -27,7 +27,10 @@ import shutil
 import subprocess
 from typing import Callable, Dict, Iterable, List, Optional
 
-from pdls_ik.errors import PDLSIKError
+from pdls_ik.config import load_config
+from pdls_ik.errors import ConfigError, PDLSIKError
+from pdls_ik.ik.task_config import load_task_config
+from pdls_ik.model import load_urdf
 
 
 class LaunchSetupError(PDLSIKError):
@@ -69,15 +72,14 @@ def tasks_file_parameter(path: str) -> Dict[str, str]:
     """
     Node parameters of the ``tasks_file`` launch argument: {} when empty, else its absolute path.
 
-    The file's structure and keys are checked here (:func:`pdls_ik.task_config.load_task_config`;
-    links and joints are checked by the node against the robot).
+    The file's structure and keys are checked here
+    (:func:`pdls_ik.ik.task_config.load_task_config`; links and joints are checked by the node
+    against the robot).
 
     :raises LaunchSetupError: missing file, invalid YAML or a bad key (named).
     """
     if not path:
         return {}
-    from pdls_ik.errors import ConfigError
-    from pdls_ik.task_config import load_task_config
 
     file = Path(path).expanduser().resolve()
     if not file.is_file():
@@ -107,9 +109,6 @@ def resolve_links(description: str, config_path: str, base_link: str = '',
     :raises LaunchSetupError: unreadable or invalid config, URDF not loading, unknown link, or no
         tip link anywhere.
     """
-    from pdls_ik.config import load_config
-    from pdls_ik.model import load_urdf
-
     try:
         config = load_config(config_path)
         linkage = load_urdf(description)

@@ -16,7 +16,7 @@
 A robot ready to solve: linkage, base and tip links, config, and solver factory.
 
 Built in one step from a robot description and an :class:`~pdls_ik.config.IKConfig` (with the
-closures and extra tasks of its ``tasks_file``, :mod:`pdls_ik.task_config`); the node swaps a
+closures and extra tasks of its ``tasks_file``, :mod:`pdls_ik.ik.task_config`); the node swaps a
 whole :class:`Robot` when the description or a parameter changes, so that a failing change
 leaves the previous robot in service (never half-applied).
 """
@@ -29,7 +29,9 @@ import numpy as np
 from numpy.typing import NDArray
 from pdls_ik.config import IKConfig
 from pdls_ik.errors import ConfigError, InputError, URDFError
-from pdls_ik.task_config import load_task_config, TaskConfig
+from pdls_ik.ik import IKSolver
+from pdls_ik.ik.task_config import load_task_config, TaskConfig
+from pdls_ik.model import load_urdf
 
 
 @dataclass(frozen=True)
@@ -62,7 +64,6 @@ class Robot:
 
         :raises LinkError: unknown tip link.
         """
-        from pdls_ik.ik import IKSolver
         solver = IKSolver(self.linkage, tip_link or self.tip_link, self.base_link,
                           config=self.config, extra_tasks=self.tasks)
         solver.warm_up()
@@ -90,8 +91,6 @@ def build_robot(description: str, config: IKConfig) -> Robot:
         key or entry (the message names the parameter, the file and the key, e.g.
         ``tasks[0].link``).
     """
-    from pdls_ik.model import load_urdf
-
     if not config.tip_link:
         raise ConfigError("parameter 'tip_link': required (the link whose pose is controlled)")
     try:

@@ -20,7 +20,7 @@ residual ``e(q)`` (m,), the change of the task values we want, and its Jacobian 
 the derivative of the task values with respect to q, so that the solver seeks ``J Δq = e``.
 Rows are already multiplied by the task's weight (as MSim's robot PDLS solver,
 ``msim.control.Solver``, weights the rows of its soft-goal effectors). Tasks are grouped into
-strict priority levels by :mod:`pdls_ik.levels` from their :attr:`Task.kind` and
+strict priority levels by :mod:`pdls_ik.ik.task_levels` from their :attr:`Task.kind` and
 :attr:`Task.priority`.
 """
 from __future__ import annotations
@@ -32,6 +32,7 @@ from typing import Tuple
 import numpy as np
 from numpy.typing import NDArray
 from pdls_ik.errors import InputError
+from pdls_ik.pdls.levels import GREATER_EQUAL, LESS_EQUAL
 
 Array = NDArray[np.float64]
 
@@ -56,6 +57,10 @@ class Task(ABC):
     #: (m,) row comparison types (``pdls.EQUAL``, ``LESS_EQUAL``, ``GREATER_EQUAL``) for tasks
     #: with inequality rows; None: every row is an equality
     comparison = None
+    #: success threshold on the unweighted error (the task's unit); tasks set their own
+    tolerance: float = 1e-6
+    #: an optional task never decides success (e.g. soft joint-limit avoidance)
+    optional: bool = False
 
     def __init__(self, name: str, weight: float = 1.0, priority: int = 0):
         self.name = name
@@ -72,6 +77,34 @@ class Task(ABC):
     @abstractmethod
     def compute(self, q: Array) -> Tuple[Array, Array]:
         """Weighted residual e (m,) and Jacobian J (m, n) at configuration q (n,)."""
+
+    def residual_error(self, e: Array) -> Tuple[float, bool]:
+        """
+        Return (error, within tolerance) of the task from its weighted residual rows e (m,).
+
+        The error is unweighted, in the task's unit: for a task with inequality rows the largest
+        violation, otherwise the residual norm; met when at most :attr:`tolerance`. Tasks with
+        several errors (a frame's position and orientation) override it.
+        """
+        w = self.weight
+        if self.comparison is not None:
+            comp = np.asarray(self.comparison)
+            viol = np.where(comp == LESS_EQUAL, np.maximum(e, 0.0),
+                            np.where(comp == GREATER_EQUAL, np.maximum(-e, 0.0), np.abs(e)))
+            err = float(viol.max(initial=0.0)) / w
+        else:
+            err = float(np.linalg.norm(e)) / w
+        return err, err <= self.tolerance
+
+    def level_tolerance(self) -> float:
+        """
+        Return the weighted residual norm below which the task is surely met.
+
+        Its tightest row tolerance times its weight; an optional task never constrains: inf.
+        """
+        if self.optional:
+            return math.inf
+        return self.tolerance * self.weight
 
     def __repr__(self) -> str:
         return (f"{type(self).__name__}('{self.name}', kind={self.kind}, "

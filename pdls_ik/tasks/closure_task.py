@@ -39,9 +39,10 @@ from typing import Optional, Tuple
 
 import numpy as np
 from pdls_ik.errors import InputError, LinkError
-from pdls_ik.model.joints import skew
+from pdls_ik.lie.se3 import parse_pose
+from pdls_ik.lie.so3 import rotation_log
+from pdls_ik.lie.so3 import skew
 from pdls_ik.tasks.base import Array, check_weight, INVARIANT, Task
-from pdls_ik.tasks.se3 import parse_pose, rotation_log
 
 MODES = ('pose', 'position')
 
@@ -111,6 +112,18 @@ class ClosureTask(Task):
     def error(self) -> float:
         """Largest of the position [m] and orientation [rad] errors of the last compute."""
         return max(self.position_error, self.orientation_error)
+
+    def residual_error(self, e: Array) -> Tuple[float, bool]:
+        """
+        Return (error, met) from the weighted residual e (m,), met within :attr:`tolerance`.
+
+        In pose mode the error is the larger of the position [m] and orientation [rad] errors,
+        else the position error.
+        """
+        if e.size != 6:
+            return super().residual_error(e)
+        err = max(float(np.linalg.norm(e[:3])), float(np.linalg.norm(e[3:]))) / self.weight
+        return err, err <= self.tolerance
 
     def errors(self, q: Array) -> Tuple[float, float]:
         """

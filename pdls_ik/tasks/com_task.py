@@ -32,6 +32,7 @@ from typing import Optional, Sequence, Tuple
 import numpy as np
 from pdls_ik.errors import InputError
 from pdls_ik.model.com import CenterOfMass
+from pdls_ik.model.floating import FloatingBase
 from pdls_ik.tasks.base import Array, check_weight, TARGET, Task
 
 
@@ -75,7 +76,7 @@ class CoMTask(Task):
         self.rows = np.flatnonzero(axes)
         self.target = point3(target, f"task '{name}' target")
         self.error = np.inf
-        if hasattr(linkage, 'com_position_and_jacobian'):      # floating robot
+        if isinstance(linkage, FloatingBase):
             CenterOfMass(linkage.linkage)                      # URDFError without inertials
             self._evaluate = linkage.com_position_and_jacobian
         else:

@@ -36,12 +36,14 @@ Masks:
 """
 from __future__ import annotations
 
+import math
 from typing import Optional, Sequence, Tuple
 
 import numpy as np
 from pdls_ik.errors import InputError
+from pdls_ik.lie.se3 import parse_pose
+from pdls_ik.lie.so3 import rotation_log, swing_log
 from pdls_ik.tasks.base import Array, check_weight, TARGET, Task
-from pdls_ik.tasks.se3 import parse_pose, rotation_log, swing_log
 
 
 def _mask(values: Sequence[bool], label: str) -> np.ndarray:
@@ -144,6 +146,23 @@ class FrameTask(Task):
         """Whether the errors of the last :meth:`compute` are within both tolerances."""
         return (self.position_error <= self.position_tolerance
                 and self.orientation_error <= self.orientation_tolerance)
+
+    def residual_error(self, e: Array) -> Tuple[float, bool]:
+        """
+        Return (error, met): the larger of the position [m] and orientation [rad] errors.
+
+        Met when each is within its own tolerance (:meth:`errors_from_residual`).
+        """
+        pos, ori = self.errors_from_residual(e)
+        return max(pos, ori), (pos <= self.position_tolerance
+                               and ori <= self.orientation_tolerance)
+
+    def level_tolerance(self) -> float:
+        """Return the weighted residual norm below which the pose is surely met (inf: optional)."""
+        if self.optional:
+            return math.inf
+        return min(self.position_tolerance * self.position_weight,
+                   self.orientation_tolerance * self.orientation_weight)
 
     def errors_from_residual(self, e: Array) -> Tuple[float, float]:
         """

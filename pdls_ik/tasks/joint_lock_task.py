@@ -32,8 +32,8 @@ from typing import Sequence, Tuple
 
 import numpy as np
 from pdls_ik.errors import InputError, JointError
+from pdls_ik.model.joint_vector import joint_delta
 from pdls_ik.tasks.base import Array, LOCK, Task
-from pdls_ik.trajectory import joint_delta
 
 
 class JointLockTask(Task):

@@ -17,7 +17,7 @@ Look-at (gaze) task: point an axis of a link at a point, 2 rows (camera heads, p
 
 With the link origin o, its rotation R (base frame), the unit axis a in the link frame and the
 target point P, the wanted direction is d = (P − o) / ρ, ρ = ‖P − o‖. The error is the *swing*
-rotation vector taking a onto d_l = Rᵀ d (link frame, see :func:`~pdls_ik.tasks.se3.swing_log`);
+rotation vector taking a onto d_l = Rᵀ d (link frame, see :func:`~pdls_ik.lie.se3.swing_log`);
 it is perpendicular to a, so two rows remain, its components on two unit vectors u₁, u₂ that
 complete a to an orthonormal basis::
 
@@ -40,10 +40,9 @@ from typing import Optional, Sequence, Tuple
 
 import numpy as np
 from pdls_ik.errors import InputError, LinkError
-from pdls_ik.model.joints import skew
+from pdls_ik.lie.so3 import skew, swing_log
 from pdls_ik.tasks.base import Array, check_weight, TARGET, Task
 from pdls_ik.tasks.com_task import point3
-from pdls_ik.tasks.se3 import swing_log
 
 #: a target closer than this to the link origin leaves the direction undefined [m]
 MIN_DISTANCE = 1e-6

@@ -38,7 +38,7 @@ from typing import Optional, Sequence, Tuple
 
 import numpy as np
 from pdls_ik.errors import InputError
-from pdls_ik.model.joints import skew
+from pdls_ik.lie.so3 import skew
 from pdls_ik.pdls import GREATER_EQUAL, LESS_EQUAL
 from pdls_ik.tasks.base import Array, check_weight, TARGET, Task
 from pdls_ik.tasks.com_task import point3

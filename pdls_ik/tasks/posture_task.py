@@ -31,8 +31,8 @@ from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 from pdls_ik.errors import InputError
+from pdls_ik.model.joint_vector import joint_delta
 from pdls_ik.tasks.base import Array, POSTURE, Task
-from pdls_ik.trajectory import joint_delta
 
 
 def middle_of_limits(lower: Array, upper: Array) -> Array:
@@ -54,7 +54,7 @@ class PostureTask(Task):
     :param weight: w; the posture variation is ``w (q* − q)``.
     :param priority: rank among posture tasks, smaller first (MSim ranks posture effectors by
         priority): the tasks of the largest value are summed into the PDLS posture variation,
-        those of smaller values are strict levels above it (:mod:`pdls_ik.levels`).
+        those of smaller values are strict levels above it (:mod:`pdls_ik.ik.task_levels`).
     """
 
     kind = POSTURE
@@ -94,3 +94,7 @@ class PostureTask(Task):
 
     def compute(self, q: Array) -> Tuple[Array, Array]:
         return self.variation(q), self._J
+
+    def level_tolerance(self) -> float:
+        """Return inf: a posture never constrains, even ranked as a level of its own."""
+        return float('inf')

@@ -36,7 +36,7 @@ and within the null space of the levels above it descends what they leave. The r
 vanishes exactly at a static equilibrium (∇U = 0 on the moving joints) instead of at an
 arbitrary zero of U: MSim's literal row (e = −U) asks to remove the whole potential in one
 step, so its steps depend on where U is zero. The task is *optional* (never required for
-success, like the soft limit margins); in a :class:`~pdls_ik.task_solver.TaskSolver` it shapes
+success, like the soft limit margins); in a :class:`~pdls_ik.ik.task_solver.TaskSolver` it shapes
 the redundant motion while the required tasks iterate; to settle a robot quasi-statically,
 solve its levels with :func:`pdls_ik.pdls.solve` (the residual then meets ``tolerance``).
 MSim ranks potential effectors above the soft goals; here it is a target task with a priority
