@@ -81,7 +81,7 @@ def pose_in_base(groups: Groups, pose: ParsedPose, q: Array) -> Array:
     linkage = robot.linkage
     link = groups.link_of_frame(pose.frame_id)
     if link not in linkage.link_names:
-        raise LinkError(pose.frame_id, f"unknown frame: not the model frame "
+        raise LinkError(pose.frame_id, f"unknown goal frame: not the model frame "
                                        f"'{groups.model_frame}' nor a link of robot "
                                        f"'{linkage.name}' (no TF lookup in this node)")
     return linkage.forward_kinematics(q, link, robot.base_link) @ pose.matrix()
@@ -131,6 +131,11 @@ class IKService:
                                 f'outside its limits')
         self._robot, self._groups, self._posture = robot, groups, posture
         self._solvers: Dict[Tuple[str, str], Optional[IKSolver]] = {}
+
+    @property
+    def posture(self) -> Optional[Array]:
+        """The (n,) posture target from ``posture_state`` (other joints mid-limits), or None."""
+        return None if self._posture is None else self._posture.copy()
 
     @property
     def groups(self) -> Groups:
@@ -253,7 +258,7 @@ class IKService:
         in_group = set(group.variable_names)
         fixed = [name for name in robot.joint_names if name not in in_group]
         config = cfg if timeout is None else cfg.replace(timeout=timeout)
-        solver = TaskSolver(linkage, tasks, config=config, fixed_joints=fixed)
+        solver = TaskSolver(linkage, tasks, config=config, fixed_joints=fixed, solve_groups=True)
         # the joints outside the group are held exactly as given, even outside their limits
         # (MoveIt does not touch them): the solver's bounds of those fixed joints include them
         # (new arrays: the solver's may be the linkage's own)
