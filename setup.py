@@ -52,8 +52,9 @@ setup(
     ],
     extras_require={
         # flake8 with ament_flake8's plugins and pydocstyle apply the ament linters' checks
-        # without ROS (test/test_style.py); numba (a dependency) lets tests cover both backends
-        'test': ['pytest>=7', 'pin>=2.6', 'flake8>=6', 'flake8-builtins>=2.1',
+        # without ROS (test/test_style.py); numba (a dependency) lets tests cover both backends;
+        # example-robot-data ships real SRDFs (Talos, Panda...) for the SRDF and MoveIt tests
+        'test': ['pytest>=7', 'pin>=2.6', 'example-robot-data>=4', 'flake8>=6', 'flake8-builtins>=2.1',
                  'flake8-comprehensions>=3.10', 'flake8-docstrings>=1.6',
                  'flake8-import-order>=0.18', 'flake8-quotes>=3.3', 'pydocstyle>=6.1'],
         'bench': ['pin>=2.6', 'ikpy>=3.3', 'roboticstoolbox-python>=1.1'],

@@ -38,7 +38,13 @@ Q_PANDA = np.array([0.4, -0.3, 0.3, -2.2, 0.2, 1.9, 0.5, 0.02])
 
 
 def _robot(urdf_text, tip, srdf_path=None, **changes):
-    robot = build_robot(urdf_text, IKConfig(tip_link=tip).replace(**changes))
+    """
+    The node's robot and SRDF.
+
+    The node's timeout (the plugin sends none) is generous, so that the answer to a reachable
+    goal does not depend on the machine's load (a solve returns as soon as it succeeds).
+    """
+    robot = build_robot(urdf_text, IKConfig(tip_link=tip, timeout=1.0).replace(**changes))
     return robot, (load_srdf(srdf_path) if srdf_path else None)
 
 
@@ -97,9 +103,7 @@ def test_panda_single_tip_as_the_plugin_sends_it(store, pinocchio_bridge):  # no
 def test_bimanual_two_tips_solved_together(store, pinocchio_bridge):  # noqa: F811
     ts, types = store
     urdf = bundled_urdf('bimanual').read_text()
-    # the node's timeout (the plugin sends none): generous, so that the outcome of a reachable
-    # goal does not depend on the machine's load (a solve returns when it succeeds)
-    robot, srdf = _robot(urdf, 'r_tool', bundled_srdf('bimanual'), timeout=1.0)
+    robot, srdf = _robot(urdf, 'r_tool', bundled_srdf('bimanual'))
     service = IKService(robot, srdf)
     group = service.groups.get('both_arms')
     assert group.base_link == 'torso' and 'torso_yaw' not in group.variable_names
@@ -132,7 +136,7 @@ def test_talos_two_hands_with_the_torso(store, pinocchio_bridge):  # noqa: F811
     urdf_path = example_robot_data('talos_data/robots/talos_full_v2.urdf')
     urdf = urdf_path.read_text()
     robot, srdf = _robot(urdf, 'wrist_right_ft_tool_link',
-                         example_robot_data('talos_data/srdf/talos.srdf'), timeout=1.0)
+                         example_robot_data('talos_data/srdf/talos.srdf'))
     service = IKService(robot, srdf)
     group = service.groups.get('all_arms_torso')
     assert len(group.variable_names) == 16 and group.base_link == 'base_link'
@@ -268,8 +272,7 @@ def test_posture_state_is_the_posture_target(store):  # noqa: F811
     seed that already meets the goal comes back unchanged.
     """
     ts, types = store
-    robot, srdf = _robot(bundled_urdf('panda').read_text(), 'panda_link8', bundled_srdf('panda'),
-                         timeout=1.0)
+    robot, srdf = _robot(bundled_urdf('panda').read_text(), 'panda_link8', bundled_srdf('panda'))
     service = IKService(robot, srdf, posture_state='panda_arm/ready')
     ready = [float(v[0]) for v in srdf.group_state('ready', 'panda_arm').values.values()]
     np.testing.assert_array_equal(service.posture[:7], ready)
