@@ -43,12 +43,12 @@ Steps and their MoveIt error codes, in MoveIt's order (move_group's ``computeIK`
 from __future__ import annotations
 
 import threading
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 from numpy.typing import NDArray
 from pdls_ik.diagnostics import failure_message
-from pdls_ik.errors import InputError, LinkError, PDLSIKError
+from pdls_ik.errors import ConfigError, InputError, LinkError, PDLSIKError
 from pdls_ik.extra_tasks import resolve_tasks
 from pdls_ik.ik import IKSolver
 from pdls_ik.model.srdf import ResolvedGroup, SRDF, SRDFError
@@ -64,6 +64,30 @@ AVOID_COLLISIONS_UNSUPPORTED = ('avoid_collisions is not supported: pdls_ik chec
                                 'collisions, the solution was not checked')
 
 Array = NDArray[np.float64]
+
+
+def tip_priorities(entries: Optional[Sequence[str]]) -> Dict[str, int]:
+    """
+    Read the ``ik_link_priorities`` parameter: ``["l_tool:0", "r_tool:1"]`` -> {link: priority}.
+
+    :raises ConfigError: an entry that is not ``link:integer``, or a link given twice.
+    """
+    out: Dict[str, int] = {}
+    for entry in entries or ():
+        if not entry:
+            continue            # [""]: an empty list in a YAML file that must name its type
+        link, sep, value = str(entry).rpartition(':')
+        try:
+            priority = int(value)
+        except ValueError:
+            priority = -1
+        if not sep or not link or priority < 0:
+            raise ConfigError(f"parameter 'ik_link_priorities': entry '{entry}' is not "
+                              f"'link:priority' with an integer priority >= 0")
+        if link in out:
+            raise ConfigError(f"parameter 'ik_link_priorities': link '{link}' given twice")
+        out[link] = priority
+    return out
 
 
 def _timed_out(result) -> bool:
