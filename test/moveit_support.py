@@ -56,7 +56,7 @@ def example_robot_data(relative: str) -> Path:
 
 
 def full_state(linkage, q: Sequence[float]) -> Dict[str, float]:
-    """MoveIt's joint_state of a whole robot: every single-variable joint, mimic ones too."""
+    """Return the joint_state MoveIt sends of a whole robot: every 1-variable joint, mimics too."""
     values = dict(zip(linkage.joint_names, np.asarray(q, dtype=float)))
     values.update(linkage.mimic_values(q))
     return {j.name: float(values[j.name]) for j in linkage.joints if j.type in SINGLE_DOF}
@@ -65,7 +65,7 @@ def full_state(linkage, q: Sequence[float]) -> Dict[str, float]:
 def plugin_request(ts, types, default_msg, group: str, base_frame: str, tips: Sequence[str],
                    poses: Sequence[np.ndarray], seed: Dict[str, float],
                    model_frame: str):
-    """A GetPositionIK request as SrvKinematicsPlugin::searchPositionIK fills it (rosbags)."""
+    """Build a GetPositionIK request as SrvKinematicsPlugin::searchPositionIK fills it."""
     msg = default_msg(ts, 'moveit_msgs/srv/GetPositionIK_Request')
     req = msg.ik_request
     req.avoid_collisions = True

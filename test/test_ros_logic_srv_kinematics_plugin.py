@@ -39,7 +39,7 @@ Q_PANDA = np.array([0.4, -0.3, 0.3, -2.2, 0.2, 1.9, 0.5, 0.02])
 
 def _robot(urdf_text, tip, srdf_path=None, **changes):
     """
-    The node's robot and SRDF.
+    Return the node's robot and SRDF.
 
     The node's timeout (the plugin sends none) is generous, so that the answer to a reachable
     goal does not depend on the machine's load (a solve returns as soon as it succeeds).
@@ -202,7 +202,7 @@ def test_seed_outside_limits_is_clamped_and_said(store):  # noqa: F811
 
 @pytest.mark.parametrize('link, code, text', [
     ('no_such_link', ErrorCode.INVALID_LINK_NAME, "ik_link_name: link 'no_such_link'"),
-    ('panda_link0', ErrorCode.INVALID_LINK_NAME, "not moved by the joints of group "
+    ('panda_link0', ErrorCode.INVALID_LINK_NAME, 'not moved by the joints of group '
                                                  "'panda_arm'"),
 ])
 def test_tip_outside_the_group(store, link, code, text):  # noqa: F811

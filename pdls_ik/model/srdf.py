@@ -93,8 +93,10 @@ class Group:
 @dataclass(frozen=True)
 class GroupState:
     """
-    A named configuration of a group: joint name -> values (one value, or several for a
-    multi-variable joint, e.g. Pinocchio's 7-value free-flyer ``root_joint``).
+    A named configuration of a group.
+
+    :ivar values: joint name -> values (one value, or several for a multi-variable joint, e.g.
+        Pinocchio's 7-value free-flyer ``root_joint``).
     """
 
     name: str
@@ -187,7 +189,7 @@ class SRDF:
     disabled_default_collisions: Tuple[str, ...] = ()
 
     def disabled_collision_pairs(self) -> FrozenSet[FrozenSet[str]]:
-        """The unordered link pairs whose collisions are never checked (for self-collision)."""
+        """Return the unordered link pairs whose collisions are never checked (self-collision)."""
         return frozenset(frozenset((c.link1, c.link2)) for c in self.disabled_collisions)
 
     def group_state(self, name: str, group: Optional[str] = None) -> GroupState:
@@ -258,7 +260,7 @@ class SRDF:
             path, link = [], tip
             while link != base:
                 if link not in parent_joint:
-                    raise SRDFError(f"{where}, chain line {chain.line}: base_link "
+                    raise SRDFError(f'{where}, chain line {chain.line}: base_link '
                                     f"'{chain.base_link}' is not an ancestor of tip_link "
                                     f"'{chain.tip_link}'")
                 path.append(parent_joint[link])

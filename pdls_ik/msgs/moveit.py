@@ -125,12 +125,12 @@ class IKServiceRequest:
 
     @property
     def ik_link_name(self) -> str:
-        """The link of the first target ("" for the group's tip)."""
+        """Return the link of the first target ("" for the group's tip)."""
         return self.targets[0].link
 
     @property
     def target(self) -> ParsedPose:
-        """The pose of the first target."""
+        """Return the pose of the first target."""
         return self.targets[0].pose
 
 
@@ -169,7 +169,7 @@ def _target(msg: Any, link: str, field_name: str) -> IKTarget:
 
 
 def _targets(req: Any) -> Tuple[IKTarget, ...]:
-    """The tips of a PositionIKRequest, read as MoveIt's compute_ik reads them."""
+    """Read the tips of a PositionIKRequest as MoveIt's compute_ik reads them."""
     link_names = [str(n) for n in req.ik_link_names]
     poses = list(req.pose_stamped_vector)
     if not poses:

@@ -35,9 +35,9 @@ from typing import Optional, Sequence, Tuple
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PoseStamped
 from pdls_ik.errors import PDLSIKError
+from pdls_ik.model.srdf import load_srdf
 from pdls_ik.msgs import (diagnostic_array, joint_state, joint_trajectory, pose_from_msg,
                           rclpy_types)
-from pdls_ik.model.srdf import load_srdf
 from pdls_ik.msgs.moveit import ErrorCode, ik_request_from_msg, IKServiceReply, RequestError
 from pdls_ik.msgs.moveit import fk_request_from_msg, fk_response, FKServiceReply, ik_response
 from pdls_ik.ros.parameters import AliasMirror, changes_of, declare_all
@@ -83,8 +83,8 @@ class PDLSIKNode(Node):
         self.service = None
         self._solve_group = MutuallyExclusiveCallbackGroup()
         self._service_group = ReentrantCallbackGroup()
-        self._semantics = dict(posture_state=values['posture_state'],
-                               tip_priorities=tip_priorities(values['ik_link_priorities']))
+        self._semantics = {'posture_state': values['posture_state'],
+                           'tip_priorities': tip_priorities(values['ik_link_priorities'])}
         self._srdf = load_srdf(values['robot_description_semantic']) \
             if values['robot_description_semantic'] else None
 

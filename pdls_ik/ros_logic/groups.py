@@ -38,7 +38,7 @@ CONFIGURED_GROUP = ''
 
 def chain_group(linkage, base_link: str, tip_link: str) -> ResolvedGroup:
     """
-    The group of the joints on the path from ``base_link`` to ``tip_link``.
+    Return the group of the joints on the path from ``base_link`` to ``tip_link``.
 
     :raises LinkError: unknown link.
     """
@@ -94,7 +94,7 @@ class Groups:
         return list(self._groups)
 
     def link_of_frame(self, frame: str) -> str:
-        """The model link a frame name stands for ("" and the model frame: the root link)."""
+        """Return the link a frame name stands for ("" and the model frame: the root link)."""
         frame = frame.lstrip('/')
         if frame in ('', self.model_frame):
             return self.robot.linkage.root_link

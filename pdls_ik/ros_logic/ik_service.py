@@ -105,7 +105,7 @@ def pose_in_base(groups: Groups, pose: ParsedPose, q: Array) -> Array:
     linkage = robot.linkage
     link = groups.link_of_frame(pose.frame_id)
     if link not in linkage.link_names:
-        raise LinkError(pose.frame_id, f"unknown goal frame: not the model frame "
+        raise LinkError(pose.frame_id, f'unknown goal frame: not the model frame '
                                        f"'{groups.model_frame}' nor a link of robot "
                                        f"'{linkage.name}' (no TF lookup in this node)")
     return linkage.forward_kinematics(q, link, robot.base_link) @ pose.matrix()
@@ -158,12 +158,12 @@ class IKService:
 
     @property
     def posture(self) -> Optional[Array]:
-        """The (n,) posture target from ``posture_state`` (other joints mid-limits), or None."""
+        """Return the (n,) posture target of ``posture_state`` (others mid-limits), or None."""
         return None if self._posture is None else self._posture.copy()
 
     @property
     def groups(self) -> Groups:
-        """The groups this service answers for."""
+        """Return the groups this service answers for."""
         return self._groups
 
     def set_robot(self, robot: Robot, srdf: Optional[SRDF] = None, keep_srdf: bool = True
@@ -245,7 +245,7 @@ class IKService:
         return out
 
     def _chain_solver(self, group: ResolvedGroup, tip: str) -> Optional[IKSolver]:
-        """The cached IKSolver of ``tip`` from the group's base when its chain is the group."""
+        """Return the cached IKSolver of ``tip`` from the group base if its chain is the group."""
         key = (group.name, tip)
         if key not in self._solvers:
             solver = None
