@@ -108,7 +108,7 @@ def _call(client, request):
 
 
 def _plugin_request(group, base_frame, tips, poses, seed, model_frame):
-    """GetPositionIK request as SrvKinematicsPlugin::searchPositionIK fills it (rclpy)."""
+    """Build a GetPositionIK request as SrvKinematicsPlugin::searchPositionIK fills it."""
     types = rclpy_types()
     request = moveit_srv.GetPositionIK.Request()
     req = request.ik_request
