@@ -131,30 +131,38 @@ def test_bimanual_two_tips_solved_together(store, pinocchio_bridge):  # noqa: F8
         _check_tips(bridge, robot, state, tips, [bridge.pose(q_goal, tip) for tip in tips])
 
 
-def test_talos_two_hands_with_the_torso(store, pinocchio_bridge):  # noqa: F811
+@pytest.mark.parametrize('group_name, tips, base, size', [
+    ('all_arms_torso', ['wrist_left_ft_tool_link', 'wrist_right_ft_tool_link'], 'base_link', 16),
+    ('r_arm', ['wrist_right_ft_tool_link'], 'torso_2_link', 7),   # one tip: the chain solver
+])
+def test_talos_hands(store, pinocchio_bridge, group_name, tips, base, size):  # noqa: F811
+    """Talos (example-robot-data): two hands and the torso together; one arm from the torso."""
     ts, types = store
     urdf_path = example_robot_data('talos_data/robots/talos_full_v2.urdf')
     urdf = urdf_path.read_text()
     robot, srdf = _robot(urdf, 'wrist_right_ft_tool_link',
                          example_robot_data('talos_data/srdf/talos.srdf'))
     service = IKService(robot, srdf)
-    group = service.groups.get('all_arms_torso')
-    assert len(group.variable_names) == 16 and group.base_link == 'base_link'
+    group = service.groups.get(group_name)
+    assert len(group.variable_names) == size and group.base_link == base
+    assert group.tip_link == tips[-1]           # the tip MoveIt gives the plugin
     linkage = robot.linkage
     half_sitting, skipped = srdf.state_positions(linkage, srdf.group_state('half_sitting'),
                                                  robot.default_q())
     assert skipped == ['root_joint']    # Pinocchio's free flyer: not a URDF joint
-    tips = ['wrist_left_ft_tool_link', 'wrist_right_ft_tool_link']
     rng = np.random.default_rng(3)
     q_goal = half_sitting.copy()
     q_goal[group.variables] += rng.uniform(-0.3, 0.3, group.variables.size)
     q_goal = np.clip(q_goal, linkage.lower, linkage.upper)
-    goals = [linkage.forward_kinematics(q_goal, tip, 'base_link') for tip in tips]
+    knee = linkage.joint_index('leg_left_4_joint')      # outside both groups
+    q_goal[knee] = half_sitting[knee] = 0.6
+    goals = [linkage.forward_kinematics(q_goal, tip, base) for tip in tips]
     seed = full_state(linkage, half_sitting)
-    msg = plugin_request(ts, types, default_msg, 'all_arms_torso', group.base_link, tips,
+    msg = plugin_request(ts, types, default_msg, group_name, group.base_link, tips,
                          goals, seed, service.groups.model_frame)
     _, reply, response = _ask(ts, types, service, msg, robot.default_q())
     assert reply.code == ErrorCode.SUCCESS, reply.message
+    assert ('chain solver' if len(tips) == 1 else 'task solver, 1 level(s)') in reply.message
     state = plugin_solution(response, seed, group.variable_names)
     bridge = pinocchio_bridge(urdf, linkage)
     _check_tips(bridge, robot, state, tips, [bridge.pose(q_goal, tip) for tip in tips])
@@ -258,6 +266,7 @@ def test_tip_priorities_rank_conflicting_hands(store):  # noqa: F811
     for label, priorities in (('same level', None), ('left first', {'l_tool': 0, 'r_tool': 1})):
         _, reply, _ = _ask(ts, types, IKService(robot, srdf, tip_priorities=priorities), msg, q)
         assert reply.code == ErrorCode.NO_IK_SOLUTION, reply.message
+        assert f'task solver, {1 if priorities is None else 2} level(s)' in reply.message
         errors[label] = _task_errors(reply.message)
     assert errors['left first']['pose:l_tool'] <= 1e-5
     assert errors['same level']['pose:l_tool'] > 1e-3        # a compromise between the hands

@@ -311,17 +311,20 @@ class IKService:
             result = solver.solve(base_in_group @ targets[0][1], seed=seed,
                                   timeout=request.timeout)
             failure = None if result.success else failure_message(result)
+            method = f'chain solver, {solver.backend}'
         else:
             result = self._solve_tasks(group, targets, seed, request.timeout)
             failure = None if result.success else _task_failure(result)
+            method = f'task solver, {len(result.level_names)} level(s)'
+
         if failure is not None:
             code = ErrorCode.TIMED_OUT if _timed_out(result) else ErrorCode.NO_IK_SOLUTION
-            raise RequestError(code, failure)
+            raise RequestError(code, f'{failure} ({method})')
         q = given.copy()
         q[group.variables] = np.asarray(result.q, dtype=float)[group.variables]
         mimic = robot.linkage.mimic_values(q)
         tips = ', '.join(link for link, _ in targets)
-        message = '; '.join([f"solved group '{group.name}' for {tips} ({result.status}) in "
-                             f'{1e3 * result.solve_time:.3g} ms'] + notes)
+        message = '; '.join([f"solved group '{group.name}' for {tips} ({result.status}, "
+                             f'{method}) in {1e3 * result.solve_time:.3g} ms'] + notes)
         return IKServiceReply(ErrorCode.SUCCESS, message, robot.joint_names + list(mimic),
                               np.concatenate([q, list(mimic.values())]))
