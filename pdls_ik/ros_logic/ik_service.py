@@ -125,7 +125,7 @@ class IKService:
     :param srdf: its SRDF (groups, group states), or None: the configured chain is the only
         group.
     :param posture_state: name of an SRDF group_state ("state" or "group/state") used as the
-        posture target of every solve; "" for none.
+        posture target of every solve (once an SRDF is given); "" for none.
     :param tip_priorities: link -> priority of its pose task (smaller = higher, strict); links
         not listed get ``config.pose_priority``.
 
@@ -142,9 +142,7 @@ class IKService:
     def _install(self, robot: Robot, srdf: Optional[SRDF]) -> None:
         groups = Groups(robot, srdf)
         posture = None
-        if self._posture_state:
-            if srdf is None:
-                raise SRDFError(f"posture_state '{self._posture_state}': no SRDF given")
+        if self._posture_state and srdf is not None:    # applied once an SRDF is there
             group, _, name = self._posture_state.rpartition('/')
             state = srdf.group_state(name, group or None)
             posture, _ = srdf.state_positions(robot.linkage, state, robot.default_q())
