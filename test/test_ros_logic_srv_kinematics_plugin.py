@@ -298,3 +298,17 @@ def test_posture_state_is_the_posture_target(store):  # noqa: F811
     np.testing.assert_array_equal(reply.positions[:8], Q_PANDA)
     with pytest.raises(SRDFError, match="group_state 'nowhere': unknown"):
         IKService(robot, srdf, posture_state='nowhere')
+
+
+def test_constraints_said_not_applied(store):  # noqa: F811
+    """The plugin never sets constraints; a client that does is told they were not applied."""
+    ts, types = store
+    robot, srdf = _robot(bundled_urdf('panda').read_text(), 'panda_link8', bundled_srdf('panda'))
+    goal = robot.linkage.forward_kinematics(Q_PANDA, 'panda_link8')
+    msg = plugin_request(ts, types, default_msg, 'panda_arm', 'panda_link0', ['panda_link8'],
+                         [goal], full_state(robot.linkage, robot.default_q()), 'world')
+    msg.ik_request.constraints.joint_constraints = [
+        default_msg(ts, 'moveit_msgs/msg/JointConstraint')]
+    request, reply, _ = _ask(ts, types, IKService(robot, srdf), msg, robot.default_q())
+    assert request.constraints == 1 and reply.code == ErrorCode.SUCCESS
+    assert 'ik_request.constraints not applied (1 constraints)' in reply.message

@@ -250,7 +250,8 @@ class IKService:
             try:
                 candidate = IKSolver(self._robot.linkage, tip, group.base_link,
                                      config=self._robot.config, extra_tasks=self._robot.tasks)
-                if np.array_equal(np.sort(candidate.chain_variables), group.variables):
+                # the variables it moves (chain, locks, extra tasks') are the group's
+                if np.array_equal(np.flatnonzero(candidate.free), group.variables):
                     candidate.warm_up()
                     solver = candidate
             except PDLSIKError:
