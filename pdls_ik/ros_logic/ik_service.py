@@ -57,7 +57,7 @@ from pdls_ik.msgs.joint_state import match_joint_positions
 from pdls_ik.msgs.moveit import ErrorCode, IKServiceReply, IKServiceRequest, RequestError
 from pdls_ik.ros_logic.groups import Groups
 from pdls_ik.ros_logic.robot import Robot
-from pdls_ik.task_solver import TaskSolver
+from pdls_ik.task_solver import pdls_options, TaskSolver
 from pdls_ik.tasks import FrameTask, PostureTask
 
 AVOID_COLLISIONS_UNSUPPORTED = ('avoid_collisions is not supported: pdls_ik checks no '
@@ -281,7 +281,10 @@ class IKService:
         in_group = set(group.variable_names)
         fixed = [name for name in robot.joint_names if name not in in_group]
         config = cfg if timeout is None else cfg.replace(timeout=timeout)
-        solver = TaskSolver(linkage, tasks, config=config, fixed_joints=fixed, solve_groups=True)
+        # each local solve within the timeout too (the restarts stop at it; one is always made)
+        solver = TaskSolver(linkage, tasks, config=config,
+                            options=pdls_options(config, max_time=config.timeout),
+                            fixed_joints=fixed, solve_groups=True)
         # the joints outside the group are held exactly as given, even outside their limits
         # (MoveIt does not touch them): the solver's bounds of those fixed joints include them
         # (new arrays: the solver's may be the linkage's own)
