@@ -58,9 +58,8 @@ def test_success_solution_meets_goal(store):  # noqa: F811
     request = _request(ts, types, goal, seed=(robot.joint_names[:7], Q_GOAL[:7] + 0.1))
     reply, msg = _answer(ts, types, service, request, robot.default_q())
     assert reply.code == ErrorCode.SUCCESS and msg.error_code.val == 1
-    q = np.asarray(msg.solution.joint_state.position)[:robot.linkage.n]
-    # every joint of the robot, model order, then the mimic joints (as MoveIt's full state)
-    assert msg.solution.joint_state.name == robot.joint_names + ['panda_finger_joint2']
+    q = np.asarray(msg.solution.joint_state.position)
+    assert msg.solution.joint_state.name == robot.joint_names
     reached = robot.linkage.forward_kinematics(q, robot.tip_link)
     assert np.linalg.norm(reached[:3, 3] - goal[:3, 3]) <= robot.config.position_tolerance
     assert np.all(q >= robot.linkage.lower) and np.all(q <= robot.linkage.upper)
@@ -77,7 +76,7 @@ def test_other_ik_link_and_link_frame(store):  # noqa: F811
     assert reply.code == ErrorCode.SUCCESS
     # the goal frame is placed with the request's seed state (Q_GOAL), as MoveIt does
     target = robot.linkage.forward_kinematics(Q_GOAL, 'panda_hand')
-    reached = robot.linkage.forward_kinematics(reply.positions[:robot.linkage.n], 'panda_hand')
+    reached = robot.linkage.forward_kinematics(reply.positions, 'panda_hand')
     np.testing.assert_allclose(reached[:3, 3], target[:3, 3], atol=1e-5)
 
 

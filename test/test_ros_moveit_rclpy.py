@@ -65,8 +65,8 @@ def ros():
 
     def start(robot, tip, **parameters):
         pub_srdf.publish(String(data=bundled_srdf(robot).read_text()))
-        parameters = dict(robot_description=bundled_urdf(robot).read_text(), tip_link=tip,
-                          timeout=1.0, **parameters)
+        parameters = {'robot_description': bundled_urdf(robot).read_text(), 'tip_link': tip,
+                      'timeout': 1.0, **parameters}
         node = PDLSIKNode(context=context, namespace=NAMESPACE,
                           parameter_overrides=[Parameter(k, value=v)
                                                for k, v in parameters.items()])

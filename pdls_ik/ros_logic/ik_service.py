@@ -36,8 +36,8 @@ Steps and their MoveIt error codes, in MoveIt's order (move_group's ``computeIK`
    the posture state (an SRDF ``group_state``) as the lowest-priority posture target. No success
    -> TIMED_OUT when the solver ran out of time, else NO_IK_SOLUTION; a failed reply carries no
    joints, as MoveIt's does.
-5. Reply: every joint of the robot (model order, then mimic joints): the group's solved, the
-   others as in the seed. ``avoid_collisions`` (always true from SrvKinematicsPlugin) is answered
+5. Reply: every joint variable of the robot (model order; mimic joints follow their masters):
+   the group's solved, the others as in the seed. ``avoid_collisions`` (always true from SrvKinematicsPlugin) is answered
    normally with a note that collisions were not checked; ``constraints`` likewise.
 """
 from __future__ import annotations
@@ -324,9 +324,7 @@ class IKService:
             raise RequestError(code, f'{failure} ({method})')
         q = given.copy()
         q[group.variables] = np.asarray(result.q, dtype=float)[group.variables]
-        mimic = robot.linkage.mimic_values(q)
         tips = ', '.join(link for link, _ in targets)
         message = '; '.join([f"solved group '{group.name}' for {tips} ({result.status}, "
                              f'{method}) in {1e3 * result.solve_time:.3g} ms'] + notes)
-        return IKServiceReply(ErrorCode.SUCCESS, message, robot.joint_names + list(mimic),
-                              np.concatenate([q, list(mimic.values())]))
+        return IKServiceReply(ErrorCode.SUCCESS, message, robot.joint_names, q)
