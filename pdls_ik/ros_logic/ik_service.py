@@ -37,8 +37,9 @@ Steps and their MoveIt error codes, in MoveIt's order (move_group's ``computeIK`
    -> TIMED_OUT when the solver ran out of time, else NO_IK_SOLUTION; a failed reply carries no
    joints, as MoveIt's does.
 5. Reply: every joint variable of the robot (model order; mimic joints follow their masters):
-   the group's solved, the others as in the seed. ``avoid_collisions`` (always true from SrvKinematicsPlugin) is answered
-   normally with a note that collisions were not checked; ``constraints`` likewise.
+   the group's solved, the others as in the seed. ``avoid_collisions`` (always true from
+   SrvKinematicsPlugin) is answered normally with a note that collisions were not checked;
+   ``constraints`` likewise.
 """
 from __future__ import annotations
 
