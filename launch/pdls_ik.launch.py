@@ -20,6 +20,8 @@ pdls_ik on a robot: robot_state_publisher, pdls_ik_node, pdls_ik_markers and rvi
 Arguments: urdf (URDF or xacro path; default the bundled Panda), config (parameter file;
 default the package's config/pdls_ik.yaml), base_link, tip_link (default: from the config),
 tasks_file (closures and extra tasks, pdls_ik/ik/task_config.py; default: from the config),
+srdf (MoveIt SRDF: planning groups of ~/compute_ik; default: the bundled Panda's SRDF with the
+bundled Panda, else none, and the node reads the robot_description_semantic topic),
 use_rviz (true), use_robot_state_publisher (true), echo_joint_states (false: the loop-back that
 publishes each solution on joint_states, for running without hardware). Setup problems (missing
 file or package, bad link) stop the launch with one line naming the problem.
@@ -36,6 +38,9 @@ ARGUMENTS = {
     'tip_link': ('', 'Controlled link; empty: from the config.'),
     'tasks_file': ('', 'YAML of closures and extra tasks (pdls_ik/ik/task_config.py keys, e.g. '
                        'config/fourbar_closures.yaml); empty: from the config, else none.'),
+    'srdf': ('', 'MoveIt SRDF (or xacro) of the robot: planning groups of ~/compute_ik; empty: '
+                 "the bundled Panda's with the bundled Panda, else the "
+                 'robot_description_semantic topic.'),
     'use_rviz': ('true', 'Start rviz2 with config/pdls_ik.rviz.'),
     'use_robot_state_publisher': ('true', 'Start robot_state_publisher (TF, description).'),
     'echo_joint_states': ('false', 'Loop-back: publish each solution on joint_states.'),
@@ -43,11 +48,12 @@ ARGUMENTS = {
 
 
 def _setup(context):
-    from pdls_ik.resources import bundled_urdf, config_file
+    from pdls_ik.resources import bundled_srdf, bundled_urdf, config_file
     from pdls_ik.ros_logic.launch_setup import (LaunchSetupError, ament_has_package, as_bool,
                                                 missing_message, missing_packages,
                                                 read_description, required_packages,
-                                                resolve_links, tasks_file_parameter)
+                                                resolve_links, srdf_parameter,
+                                                tasks_file_parameter)
 
     arg = {name: LaunchConfiguration(name).perform(context) for name in ARGUMENTS}
     try:
@@ -58,10 +64,12 @@ def _setup(context):
         if missing:
             raise LaunchSetupError(missing_message(missing, 'pdls_ik.launch.py'))
         urdf = arg['urdf'] or str(bundled_urdf('panda'))
+        srdf = arg['srdf'] or ('' if arg['urdf'] else str(bundled_srdf('panda')))
         config = arg['config'] or str(config_file('pdls_ik.yaml'))
         description = read_description(urdf)
         links = resolve_links(description, config, arg['base_link'], arg['tip_link'])
         tasks = tasks_file_parameter(arg['tasks_file'])
+        semantic = srdf_parameter(srdf, description)
     except LaunchSetupError as exc:
         raise RuntimeError(str(exc)) from None  # launch prints it as one line and exits 1
 
@@ -70,7 +78,7 @@ def _setup(context):
     own_description = {} if use_rsp else {'robot_description': description}
     actions = [
         Node(package='pdls_ik', executable='pdls_ik_node', name='pdls_ik_node', output='screen',
-             parameters=[config, dict(chain, echo_joint_states=echo, **tasks,
+             parameters=[config, dict(chain, echo_joint_states=echo, **tasks, **semantic,
                                       **own_description)]),
         Node(package='pdls_ik', executable='pdls_ik_markers', name='pdls_ik_markers',
              output='screen', parameters=[dict(chain, **own_description)]),

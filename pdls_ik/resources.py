@@ -85,6 +85,16 @@ def bundled_urdf(name: str) -> Path:
     return _find('urdf', BUNDLED_ROBOTS[key][0])
 
 
+def bundled_srdf(name: str) -> Path:
+    """
+    Path of the SRDF (MoveIt semantic description) of a bundled robot: ``"panda"``, ``"bimanual"``.
+
+    :raises FileNotFoundError: the robot has no bundled SRDF.
+    """
+    key = name[:-5] if name.endswith('.srdf') else name
+    return _find('urdf', f'{key}.srdf')
+
+
 def config_file(name: str) -> Path:
     """Path of an installed configuration file in ``config/`` (e.g. ``"panda.yaml"``)."""
     return _find('config', name)

@@ -57,6 +57,7 @@ import numpy as np
 from numpy.typing import NDArray
 from pdls_ik.errors import ConfigError, LinkError
 from pdls_ik.model.collision_geometry import Capsule, capsules_from_urdf, CollisionWarning
+from pdls_ik.model.srdf import parse_srdf, SRDFError
 from pdls_ik.model.urdf_loader import _parse_with_urdf_parser_py
 from pdls_ik.model.urdf_source import parse_xml, read_source
 from pdls_ik.resources import BUNDLED_ROBOTS, bundled_urdf, config_file
@@ -74,25 +75,19 @@ def read_disabled_pairs(srdf: Union[str, Path]) -> List[Tuple[str, str, str]]:
     """
     Return the ``(link1, link2, reason)`` of every ``<disable_collisions>`` of an SRDF file.
 
-    A minimal reading (xml.etree) of MoveIt's SRDF; the other SRDF elements are ignored.
+    Read by :func:`pdls_ik.model.srdf.load_srdf` (MoveIt's SRDF).
 
-    :raises ConfigError: the file cannot be read or parsed, or an entry misses a link, naming
-        the file.
+    :raises ConfigError: the file cannot be read or parsed (the SRDF error, naming the line).
     """
     try:
-        root = ElementTree.parse(str(srdf)).getroot()
+        text = Path(srdf).read_text()
     except OSError as err:
         raise ConfigError(f"SRDF '{srdf}': cannot read it ({err.strerror})") from None
-    except ElementTree.ParseError as err:
-        raise ConfigError(f"SRDF '{srdf}': invalid XML ({err})") from None
-    out = []
-    for i, el in enumerate(root.iter('disable_collisions')):
-        a, b = el.get('link1'), el.get('link2')
-        if not a or not b:
-            raise ConfigError(f"SRDF '{srdf}': disable_collisions entry {i} needs link1 and "
-                              'link2')
-        out.append((a, b, el.get('reason', '')))
-    return out
+    try:
+        parsed = parse_srdf(text)
+    except SRDFError as err:
+        raise ConfigError(f"SRDF '{srdf}': {err}") from None
+    return [(c.link1, c.link2, c.reason) for c in parsed.disabled_collisions]
 
 
 def segment_closest_points(p1: Array, q1: Array, p2: Array, q2: Array

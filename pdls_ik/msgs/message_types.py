@@ -62,6 +62,8 @@ INTERFACES: Dict[str, str] = {
     'PositionIKRequest': 'moveit_msgs/msg/PositionIKRequest',
     'GetPositionIK_Request': 'moveit_msgs/srv/GetPositionIK_Request',
     'GetPositionIK_Response': 'moveit_msgs/srv/GetPositionIK_Response',
+    'GetPositionFK_Request': 'moveit_msgs/srv/GetPositionFK_Request',
+    'GetPositionFK_Response': 'moveit_msgs/srv/GetPositionFK_Response',
 }
 
 

@@ -13,26 +13,35 @@
 # limitations under the License.
 
 """
-moveit_msgs/srv/GetPositionIK: request -> plain request, plain reply -> response.
+moveit_msgs GetPositionIK and GetPositionFK: request -> plain request, plain reply -> response.
 
-Semantics follow MoveIt's ``compute_ik`` service: the seed comes from
-``ik_request.robot_state.joint_state``, the target from ``pose_stamped`` for ``ik_link_name``
-(empty: the solver's tip link), ``timeout`` zero means the server's default, and the answer carries
-a ``MoveItErrorCodes`` value. This server checks no collisions: ``avoid_collisions`` is reported
-in the reply's message, never ignored silently. Error code values are those of
-moveit_msgs/msg/MoveItErrorCodes.msg (same in Humble and Jazzy); the ``message`` and ``source``
-fields exist from moveit_msgs 2.4 (Jazzy) on and are filled only when the type has them.
+Semantics follow MoveIt's ``compute_ik`` / ``compute_fk`` services (move_group's
+``MoveGroupKinematicsService``) and what ``srv_kinematics_plugin/SrvKinematicsPlugin`` sends:
+
+- IK targets: with ``pose_stamped_vector`` empty, ``pose_stamped`` for ``ik_link_name``; with one
+  entry, that pose for ``ik_link_names[0]`` (or ""); with several, one pose per entry of
+  ``ik_link_names`` (same length, else INVALID_LINK_NAME), solved together. An empty link name
+  means the group's tip.
+- The seed is ``robot_state.joint_state`` (MoveIt sends the whole robot); ``timeout`` zero means
+  the server's default; ``avoid_collisions`` and ``constraints`` are reported in the reply's
+  message (this server checks neither), never ignored silently.
+- FK: the poses of ``fk_link_names`` at ``robot_state`` (joints it lacks: the node's state), in
+  ``header.frame_id`` (empty: the model's root).
+
+Error code values are those of moveit_msgs/msg/MoveItErrorCodes.msg (same in Humble and Jazzy);
+the ``message`` and ``source`` fields exist from moveit_msgs 2.4 (Jazzy) on and are filled only
+when the type has them.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import Any, List, Optional, Sequence
+from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy as np
 from numpy.typing import NDArray
 from pdls_ik.errors import InputError
-from pdls_ik.msgs.geometry import ParsedPose, pose_from_msg
+from pdls_ik.msgs.geometry import ParsedPose, pose_from_msg, pose_stamped
 from pdls_ik.msgs.joint_state import joint_state
 from pdls_ik.msgs.message_types import field_names, MessageTypes
 from pdls_ik.msgs.stamps import header, msg_to_seconds, Stamp
@@ -64,26 +73,65 @@ class RequestError(InputError):
 
 
 @dataclass(frozen=True)
+class IKTarget:
+    """
+    One tip of an IK request: ``link`` ("" for the group's tip) to bring to ``pose``.
+
+    :ivar field: the request field it came from, for error texts (e.g.
+        ``ik_request.pose_stamped_vector[1]``).
+    """
+
+    link: str
+    pose: ParsedPose
+    field: str = 'ik_request.pose_stamped'
+
+
+@dataclass(frozen=True)
+class RobotStateSeed:
+    """
+    The joints of a moveit_msgs/RobotState: names and (k,) positions, possibly empty.
+
+    :ivar multi_dof_names: joints of ``multi_dof_joint_state`` (virtual joints: not applied).
+    """
+
+    names: List[str] = field(default_factory=list)
+    positions: NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
+    multi_dof_names: List[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
 class IKServiceRequest:
     """
     A validated GetPositionIK request, free of ROS types.
 
-    :ivar group_name: as received (this server has one group and does not check it).
-    :ivar ik_link_name: link to place, "" for the solver's tip link.
-    :ivar target: the goal pose, in ``target.frame_id``.
+    :ivar group_name: the planning group ("" for the node's configured chain).
+    :ivar targets: one :class:`IKTarget` per tip, solved together.
     :ivar seed_names, seed_positions: joint names and (k,) positions of the robot_state, possibly
         empty.
     :ivar timeout: seconds, None for the server's default (the request's zero).
     :ivar avoid_collisions: as received (unsupported: reported in the reply).
+    :ivar constraints: number of constraints in ``constraints`` (not applied: reported).
+    :ivar multi_dof_names: joints of ``robot_state.multi_dof_joint_state`` (not applied).
     """
 
     group_name: str
-    ik_link_name: str
-    target: ParsedPose
+    targets: Tuple[IKTarget, ...]
     seed_names: List[str] = field(default_factory=list)
     seed_positions: NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
     timeout: Optional[float] = None
     avoid_collisions: bool = False
+    constraints: int = 0
+    multi_dof_names: List[str] = field(default_factory=list)
+
+    @property
+    def ik_link_name(self) -> str:
+        """Return the link of the first target ("" for the group's tip)."""
+        return self.targets[0].link
+
+    @property
+    def target(self) -> ParsedPose:
+        """Return the pose of the first target."""
+        return self.targets[0].pose
 
 
 @dataclass(frozen=True)
@@ -96,40 +144,124 @@ class IKServiceReply:
     positions: NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
 
 
+def robot_state_from_msg(msg: Any, field_name: str) -> RobotStateSeed:
+    """
+    Read the joints of a moveit_msgs/RobotState.
+
+    :raises RequestError: INVALID_ROBOT_STATE when ``joint_state`` has mismatched name/position
+        arrays (the message names ``field_name``).
+    """
+    names = [str(n) for n in msg.joint_state.name]
+    positions = np.asarray(list(msg.joint_state.position), dtype=float)
+    if len(positions) != len(names):
+        raise RequestError(ErrorCode.INVALID_ROBOT_STATE,
+                           f'{field_name}.joint_state.position: {len(positions)} values for '
+                           f'{len(names)} names')
+    return RobotStateSeed(names, positions,
+                          [str(n) for n in msg.multi_dof_joint_state.joint_names])
+
+
+def _target(msg: Any, link: str, field_name: str) -> IKTarget:
+    try:
+        return IKTarget(link, pose_from_msg(msg, field_name), field_name)
+    except InputError as exc:
+        raise RequestError(ErrorCode.INVALID_GOAL_CONSTRAINTS, str(exc)) from None
+
+
+def _targets(req: Any) -> Tuple[IKTarget, ...]:
+    """Read the tips of a PositionIKRequest as MoveIt's compute_ik reads them."""
+    link_names = [str(n) for n in req.ik_link_names]
+    poses = list(req.pose_stamped_vector)
+    if not poses:
+        return (_target(req.pose_stamped, str(req.ik_link_name), 'ik_request.pose_stamped'),)
+    if len(poses) == 1 and len(link_names) <= 1:
+        return (_target(poses[0], link_names[0] if link_names else '',
+                        'ik_request.pose_stamped_vector[0]'),)
+    if len(poses) != len(link_names):
+        raise RequestError(ErrorCode.INVALID_LINK_NAME,
+                           f'ik_request: {len(poses)} poses in pose_stamped_vector for '
+                           f'{len(link_names)} ik_link_names {link_names}')
+    twice = sorted({n for n in link_names if link_names.count(n) > 1})
+    if twice:
+        raise RequestError(ErrorCode.INVALID_LINK_NAME,
+                           f"ik_request.ik_link_names: link '{twice[0]}' is given twice")
+    return tuple(_target(pose, link, f'ik_request.pose_stamped_vector[{k}]')
+                 for k, (pose, link) in enumerate(zip(poses, link_names)))
+
+
+def _constraint_count(constraints: Any) -> int:
+    return sum(len(getattr(constraints, name)) for name in
+               ('joint_constraints', 'position_constraints', 'orientation_constraints',
+                'visibility_constraints'))
+
+
 def ik_request_from_msg(msg: Any) -> IKServiceRequest:
     """
     Read a GetPositionIK request (or its ``ik_request`` PositionIKRequest).
 
     :raises RequestError: INVALID_ROBOT_STATE when ``robot_state.joint_state`` has mismatched
         name/position arrays; INVALID_GOAL_CONSTRAINTS for a NaN/inf pose or zero
-        quaternion; INVALID_LINK_NAME when several links are asked for at once, or
-        ``ik_link_names`` does not match ``pose_stamped_vector``.
+        quaternion (naming the field); INVALID_LINK_NAME when ``ik_link_names`` does not match
+        ``pose_stamped_vector`` or names a link twice.
     """
     req = getattr(msg, 'ik_request', msg)
-    names = [str(n) for n in req.robot_state.joint_state.name]
-    positions = np.asarray(list(req.robot_state.joint_state.position), dtype=float)
-    if len(positions) != len(names):
-        raise RequestError(ErrorCode.INVALID_ROBOT_STATE,
-                           f'ik_request.robot_state.joint_state.position: {len(positions)} '
-                           f'values for {len(names)} names')
-    link, pose_msg = str(req.ik_link_name), req.pose_stamped
-    link_names, poses = list(req.ik_link_names), list(req.pose_stamped_vector)
-    if poses or link_names:
-        if len(poses) != 1 or len(link_names) > 1:
-            raise RequestError(ErrorCode.INVALID_LINK_NAME,
-                               f'ik_request: {len(poses)} poses for links {link_names}: '
-                               f'this server places one link per request')
-        pose_msg = poses[0]
-        link = str(link_names[0]) if link_names else link
-    try:
-        target = pose_from_msg(pose_msg, 'ik_request.pose_stamped')
-    except InputError as exc:
-        raise RequestError(ErrorCode.INVALID_GOAL_CONSTRAINTS, str(exc)) from None
+    seed = robot_state_from_msg(req.robot_state, 'ik_request.robot_state')
+    targets = _targets(req)
     timeout = msg_to_seconds(req.timeout)
-    return IKServiceRequest(group_name=str(req.group_name), ik_link_name=link, target=target,
-                            seed_names=names, seed_positions=positions,
+    return IKServiceRequest(group_name=str(req.group_name), targets=targets,
+                            seed_names=seed.names, seed_positions=seed.positions,
                             timeout=timeout if timeout > 0.0 else None,
-                            avoid_collisions=bool(req.avoid_collisions))
+                            avoid_collisions=bool(req.avoid_collisions),
+                            constraints=_constraint_count(req.constraints),
+                            multi_dof_names=seed.multi_dof_names)
+
+
+@dataclass(frozen=True)
+class FKServiceRequest:
+    """
+    A validated GetPositionFK request.
+
+    :ivar frame_id: frame of the answers (``header.frame_id``; "" for the model's root).
+    :ivar link_names: ``fk_link_names``.
+    :ivar seed: the joints of ``robot_state``.
+    """
+
+    frame_id: str
+    link_names: List[str]
+    seed: RobotStateSeed
+
+
+@dataclass(frozen=True)
+class FKServiceReply:
+    """
+    What the FK service answers.
+
+    :ivar poses: one (4, 4) pose per entry of ``link_names``, in ``frame_id``.
+    """
+
+    code: ErrorCode
+    message: str = ''
+    frame_id: str = ''
+    link_names: List[str] = field(default_factory=list)
+    poses: List[NDArray[np.float64]] = field(default_factory=list)
+
+
+def fk_request_from_msg(msg: Any) -> FKServiceRequest:
+    """
+    Read a GetPositionFK request.
+
+    :raises RequestError: INVALID_ROBOT_STATE for mismatched ``robot_state.joint_state`` arrays.
+    """
+    return FKServiceRequest(str(msg.header.frame_id), [str(n) for n in msg.fk_link_names],
+                            robot_state_from_msg(msg.robot_state, 'robot_state'))
+
+
+def fk_response(types: MessageTypes, reply: FKServiceReply, stamp: Stamp = 0.0) -> Any:
+    """Build a GetPositionFK response: one PoseStamped per answered link, stamped ``stamp``."""
+    return types.GetPositionFK_Response(
+        pose_stamped=[pose_stamped(types, pose, reply.frame_id, stamp) for pose in reply.poses],
+        fk_link_names=list(reply.link_names),
+        error_code=error_code_msg(types, reply.code, reply.message))
 
 
 def _robot_state(types: MessageTypes, joint_names: Sequence[str], positions: Sequence[float],

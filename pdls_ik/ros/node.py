@@ -16,12 +16,15 @@
 The ``pdls_ik_node`` node.
 
 Goal poses and joint states in; joint trajectories, solutions and diagnostics out; the
-``~/compute_ik`` service beside them.
+``~/compute_ik`` and ``~/compute_fk`` services (MoveIt's GetPositionIK / GetPositionFK, groups
+from the SRDF of ``robot_description_semantic``) beside them.
 
 Callback groups: subscriptions, parameters and the diagnostics timer share the node's default
-group (short callbacks that only store); the tracking timer and the service each have their own
-group, so under a :class:`MultiThreadedExecutor` a solve never delays diagnostics or the service,
-and no bad message stops the node: every failure becomes an ERROR status on /diagnostics.
+group (short callbacks that only store); the tracking timer has its own group and the services a
+reentrant one, so under a :class:`MultiThreadedExecutor` a solve never delays diagnostics or the
+services, and a client calling from inside a callback of this process (MoveIt's Humble deadlock,
+moveit2 #3633) does not stall them; no bad message stops the node: every failure becomes an
+ERROR status on /diagnostics.
 """
 from __future__ import annotations
 
@@ -32,19 +35,21 @@ from typing import Optional, Sequence, Tuple
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PoseStamped
 from pdls_ik.errors import PDLSIKError
+from pdls_ik.model.srdf import load_srdf
 from pdls_ik.msgs import (diagnostic_array, joint_state, joint_trajectory, pose_from_msg,
                           rclpy_types)
 from pdls_ik.msgs.moveit import ErrorCode, ik_request_from_msg, IKServiceReply, RequestError
-from pdls_ik.msgs.moveit import ik_response
+from pdls_ik.msgs.moveit import fk_request_from_msg, fk_response, FKServiceReply, ik_response
 from pdls_ik.ros.node_parameters import AliasMirror, changes_of, declare_all
 from pdls_ik.ros.spin import run_node
 from pdls_ik.ros_logic.board import Board
-from pdls_ik.ros_logic.ik_service import IKService
+from pdls_ik.ros_logic.fk_service import compute_fk
+from pdls_ik.ros_logic.ik_service import IKService, tip_priorities
 from pdls_ik.ros_logic.parameters import apply_changes, config_from_values, read_only_names
 from pdls_ik.ros_logic.robot import build_robot
 from pdls_ik.ros_logic.tracker import Tracker
 from rcl_interfaces.msg import SetParametersResult
-from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
+from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
 from rclpy.executors import MultiThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
@@ -77,7 +82,11 @@ class PDLSIKNode(Node):
         self.tracker: Optional[Tracker] = None
         self.service = None
         self._solve_group = MutuallyExclusiveCallbackGroup()
-        self._service_group = MutuallyExclusiveCallbackGroup()
+        self._service_group = ReentrantCallbackGroup()
+        self._semantics = {'posture_state': values['posture_state'],
+                           'tip_priorities': tip_priorities(values['ik_link_priorities'])}
+        self._srdf = load_srdf(values['robot_description_semantic']) \
+            if values['robot_description_semantic'] else None
 
         self.pub_trajectory = self.create_publisher(JointTrajectory, 'joint_trajectory', 10)
         self.pub_solution = self.create_publisher(JointState, '~/solution', 10)
@@ -102,6 +111,11 @@ class PDLSIKNode(Node):
         self.board.warn('joint_states', 'no joint_states received yet: solving from the last '
                         'solution, else mid-limits')
         self._create_service()
+        if self._srdf is None:
+            latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
+                                 reliability=ReliabilityPolicy.RELIABLE)
+            self.create_subscription(String, 'robot_description_semantic', self._on_semantic,
+                                     latched)
         self._tracking_timer = self._make_tracking_timer()
         self.create_timer(values['diagnostics_period'], self.publish_diagnostics)
         if self.pub_echo is not None:  # loop-back: also keep joint_states alive between goals
@@ -112,11 +126,12 @@ class PDLSIKNode(Node):
     # ------------------------------------------------------------------ model
     def _set_robot(self, robot, origin: str) -> None:
         if self.tracker is None:
-            self.tracker = Tracker(robot, self.mode)
-            self.service = IKService(robot)
+            service = IKService(robot, self._srdf, **self._semantics)
+            self.tracker, self.service = Tracker(robot, self.mode), service
         else:
-            self.tracker.set_robot(robot)
             self.service.set_robot(robot)
+            self.tracker.set_robot(robot)
+        self._report_groups()
         self.config = robot.config
         self.board.ok('robot_description', f"robot '{robot.linkage.name}' from the {origin}: "
                       f"{robot.linkage.n} joints, base '{robot.base_link}', tip "
@@ -128,6 +143,32 @@ class PDLSIKNode(Node):
         except PDLSIKError as exc:
             kept = ' (previous model kept)' if self.tracker else ''
             self._report('robot_description', f'robot_description rejected{kept}: {exc}')
+        self.publish_diagnostics()
+
+    def _report_groups(self) -> None:
+        groups = self.service.groups
+        if groups.srdf is None:
+            self.board.ok('robot_description_semantic', 'no SRDF: ~/compute_ik answers for the '
+                          "configured chain only (group_name '')")
+        elif groups.problems:
+            self.board.warn('robot_description_semantic', 'SRDF groups not fitting the robot: '
+                            + '; '.join(groups.problems.values()))
+        else:
+            self.board.ok('robot_description_semantic',
+                          f"SRDF groups: {', '.join(n for n in groups.names if n)}")
+
+    def _on_semantic(self, msg: String) -> None:
+        try:
+            srdf = load_srdf(msg.data)
+            if self.service is not None:
+                self.service.set_srdf(srdf)
+            self._srdf = srdf
+        except PDLSIKError as exc:
+            self._report('robot_description_semantic',
+                         f'robot_description_semantic rejected (previous groups kept): {exc}')
+            return
+        if self.service is not None:
+            self._report_groups()
         self.publish_diagnostics()
 
     # ------------------------------------------------------------ subscribers
@@ -202,13 +243,16 @@ class PDLSIKNode(Node):
 
     def _create_service(self) -> None:
         try:
-            from moveit_msgs.srv import GetPositionIK
+            from moveit_msgs.srv import GetPositionFK, GetPositionIK
         except ImportError:
-            self.board.warn('compute_ik', 'moveit_msgs not installed: ~/compute_ik not offered')
+            self.board.warn('compute_ik', 'moveit_msgs not installed: ~/compute_ik and '
+                            '~/compute_fk not offered')
             return
         self.create_service(GetPositionIK, '~/compute_ik', self._on_compute_ik,
                             callback_group=self._service_group)
-        self.board.ok('compute_ik', '~/compute_ik ready')
+        self.create_service(GetPositionFK, '~/compute_fk', self._on_compute_fk,
+                            callback_group=self._service_group)
+        self.board.ok('compute_ik', '~/compute_ik and ~/compute_fk ready')
 
     def _on_compute_ik(self, request, response):
         if self.service is None:
@@ -221,6 +265,20 @@ class PDLSIKNode(Node):
                 reply = IKServiceReply(exc.code, str(exc))
         self.get_logger().info(f'compute_ik: {reply.code.name}: {reply.message}')
         return ik_response(self.types, reply, stamp=self.get_clock().now().to_msg())
+
+    def _on_compute_fk(self, request, response):
+        service = self.service
+        if service is None:
+            reply = FKServiceReply(ErrorCode.FAILURE, 'no robot model yet')
+        else:
+            try:
+                reply = compute_fk(service.groups, fk_request_from_msg(request),
+                                   self.tracker.current_q)
+            except RequestError as exc:
+                reply = FKServiceReply(exc.code, str(exc))
+        if reply.code != ErrorCode.SUCCESS:
+            self.get_logger().info(f'compute_fk: {reply.code.name}: {reply.message}')
+        return fk_response(self.types, reply, stamp=self.get_clock().now().to_msg())
 
     # ------------------------------------------------------------- parameters
     def _on_set_parameters(self, parameters) -> SetParametersResult:

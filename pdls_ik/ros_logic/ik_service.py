@@ -15,55 +15,174 @@
 """
 The ``~/compute_ik`` answer (moveit_msgs/srv/GetPositionIK semantics), without ROS.
 
-Steps and their MoveIt error codes: ``ik_link_name`` unknown -> INVALID_LINK_NAME; robot_state
-joints with NaN -> INVALID_ROBOT_STATE; goal frame unknown -> FRAME_TRANSFORM_FAILURE; solve
-without success -> TIMED_OUT when the solver ran out of time, else NO_IK_SOLUTION. The seed is
-the request's robot_state (joints it lacks taken from the node's current state), the timeout the
-request's (zero: the configured one). ``avoid_collisions`` is reported as unsupported in the
-reply's message. A failed reply carries no joints, as MoveIt's does.
+Steps and their MoveIt error codes, in MoveIt's order (move_group's ``computeIK``):
+
+1. ``group_name`` selects the group (:mod:`pdls_ik.ros_logic.groups`): unknown ->
+   INVALID_GROUP_NAME naming it.
+2. Seed: ``robot_state.joint_state`` (joints it lacks: the node's current state; names the model
+   lacks, e.g. mimic joints, are skipped); NaN/inf -> INVALID_ROBOT_STATE. A group joint outside
+   its limits is clamped into them and named in the reply's message: MoveIt accepts such a seed
+   too and its solvers (KDL clips every step into the limits) answer within the limits. Joints
+   outside the group are never moved: the reply carries them as given.
+3. Targets: each ``ik_link_name(s)`` ("" -> the group's tip) must be a link that a joint of the
+   group moves, else INVALID_LINK_NAME; each pose's frame must be a link of the model, "" or the
+   SRDF's model frame, else FRAME_TRANSFORM_FAILURE (a goal in a moving link is placed with the
+   seed's joint values, as MoveIt does).
+4. Solve: one tip whose chain from the group's base is exactly the group -> the cached
+   :class:`~pdls_ik.ik.IKSolver` (compiled kernels); otherwise (several tips, a group that is not
+   one chain, a posture state) a :class:`~pdls_ik.ik.task_solver.TaskSolver` with one
+   :class:`~pdls_ik.tasks.FrameTask` per tip, at the priority ``tip_priorities`` gives its link
+   (default ``pose_priority``: all tips on one level), the joints outside the group fixed, and
+   the posture state (an SRDF ``group_state``) as the lowest-priority posture target. No success
+   -> TIMED_OUT when the solver ran out of time, else NO_IK_SOLUTION; a failed reply carries no
+   joints, as MoveIt's does.
+5. Reply: every joint variable of the robot (model order; mimic joints follow their masters):
+   the group's solved, the others as in the seed. ``avoid_collisions`` (always true from
+   SrvKinematicsPlugin) is answered normally with a note that collisions were not checked;
+   ``constraints`` likewise.
 """
 from __future__ import annotations
 
 import threading
-from typing import Callable, Dict
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 from numpy.typing import NDArray
 from pdls_ik.diagnostics import failure_message
-from pdls_ik.errors import InputError, LinkError
+from pdls_ik.errors import ConfigError, InputError, LinkError, PDLSIKError
+from pdls_ik.ik import IKSolver
+from pdls_ik.ik.task_problem import pdls_options, resolve_tasks
+from pdls_ik.ik.task_solver import TaskSolver
+from pdls_ik.model.srdf import ResolvedGroup, SRDF, SRDFError
+from pdls_ik.msgs.geometry import ParsedPose
 from pdls_ik.msgs.joint_state import match_joint_positions
-from pdls_ik.msgs.moveit import ErrorCode, IKServiceReply, IKServiceRequest
-from pdls_ik.ros_logic.frames import goal_in_base
+from pdls_ik.msgs.moveit import ErrorCode, IKServiceReply, IKServiceRequest, RequestError
+from pdls_ik.ros_logic.groups import Groups
 from pdls_ik.ros_logic.robot import Robot
+from pdls_ik.tasks import FrameTask, PostureTask
 
 AVOID_COLLISIONS_UNSUPPORTED = ('avoid_collisions is not supported: pdls_ik checks no '
                                 'collisions, the solution was not checked')
+
+Array = NDArray[np.float64]
+
+
+def tip_priorities(entries: Optional[Sequence[str]]) -> Dict[str, int]:
+    """
+    Read the ``ik_link_priorities`` parameter: ``["l_tool:0", "r_tool:1"]`` -> {link: priority}.
+
+    :raises ConfigError: an entry that is not ``link:integer``, or a link given twice.
+    """
+    out: Dict[str, int] = {}
+    for entry in entries or ():
+        if not entry:
+            continue            # [""]: an empty list in a YAML file that must name its type
+        link, sep, value = str(entry).rpartition(':')
+        try:
+            priority = int(value)
+        except ValueError:
+            priority = -1
+        if not sep or not link or priority < 0:
+            raise ConfigError(f"parameter 'ik_link_priorities': entry '{entry}' is not "
+                              f"'link:priority' with an integer priority >= 0")
+        if link in out:
+            raise ConfigError(f"parameter 'ik_link_priorities': link '{link}' given twice")
+        out[link] = priority
+    return out
 
 
 def _timed_out(result) -> bool:
     return 'time' in str(result.status).lower()
 
 
+def pose_in_base(groups: Groups, pose: ParsedPose, q: Array) -> Array:
+    """
+    (4, 4) pose of ``pose`` in the robot's base link, moving links placed at q (n,).
+
+    :raises LinkError: the frame is neither "", the model frame, an SRDF virtual joint's frame
+        nor a link of the model (this node has no TF).
+    """
+    robot = groups.robot
+    linkage = robot.linkage
+    link = groups.link_of_frame(pose.frame_id)
+    if link not in linkage.link_names:
+        raise LinkError(pose.frame_id, f'unknown goal frame: not the model frame '
+                                       f"'{groups.model_frame}' nor a link of robot "
+                                       f"'{linkage.name}' (no TF lookup in this node)")
+    return linkage.forward_kinematics(q, link, robot.base_link) @ pose.matrix()
+
+
+def _task_failure(result) -> str:
+    errors = ', '.join(f'{name} {err:.3g}' for name, err in result.errors.items())
+    return (f'no solution ({result.status}) after {result.restarts} restarts: task errors '
+            f'{errors}')
+
+
 class IKService:
-    """Serves GetPositionIK requests with solvers of its own (one per tip link, cached)."""
+    """
+    Serves GetPositionIK requests with solvers of its own.
 
-    def __init__(self, robot: Robot):
+    :param robot: the node's robot.
+    :param srdf: its SRDF (groups, group states), or None: the configured chain is the only
+        group.
+    :param posture_state: name of an SRDF group_state ("state" or "group/state") used as the
+        posture target of every solve (once an SRDF is given); "" for none.
+    :param tip_priorities: link -> priority of its pose task (smaller = higher, strict); links
+        not listed get ``config.pose_priority``.
+
+    :raises SRDFError: ``posture_state`` names no group state, or a value of another robot.
+    """
+
+    def __init__(self, robot: Robot, srdf: Optional[SRDF] = None, posture_state: str = '',
+                 tip_priorities: Optional[Dict[str, int]] = None):
         self._lock = threading.Lock()
-        self._robot = robot
-        self._solvers: Dict[str, object] = {}
+        self.tip_priorities = dict(tip_priorities or {})
+        self._posture_state = posture_state
+        self._install(robot, srdf)
 
-    def set_robot(self, robot: Robot) -> None:
-        """Swap in a new robot; cached solvers are dropped."""
+    def _install(self, robot: Robot, srdf: Optional[SRDF]) -> None:
+        groups = Groups(robot, srdf)
+        posture = None
+        if self._posture_state and srdf is not None:    # applied once an SRDF is there
+            group, _, name = self._posture_state.rpartition('/')
+            state = srdf.group_state(name, group or None)
+            posture, _ = srdf.state_positions(robot.linkage, state, robot.default_q())
+            outside = (posture < robot.linkage.lower) | (posture > robot.linkage.upper)
+            if outside.any():
+                joint = robot.joint_names[int(np.flatnonzero(outside)[0])]
+                raise SRDFError(f"posture_state '{self._posture_state}': joint '{joint}' "
+                                f'outside its limits')
+        self._robot, self._groups, self._posture = robot, groups, posture
+        self._solvers: Dict[Tuple[str, str], Optional[IKSolver]] = {}
+
+    @property
+    def posture(self) -> Optional[Array]:
+        """Return the (n,) posture target of ``posture_state`` (others mid-limits), or None."""
+        return None if self._posture is None else self._posture.copy()
+
+    @property
+    def groups(self) -> Groups:
+        """Return the groups this service answers for."""
+        return self._groups
+
+    def set_robot(self, robot: Robot, srdf: Optional[SRDF] = None, keep_srdf: bool = True
+                  ) -> None:
+        """
+        Swap in a new robot (and SRDF; ``keep_srdf``: keep the current one when None).
+
+        Cached solvers are dropped. :raises SRDFError: see the class.
+        """
         with self._lock:
-            self._robot, self._solvers = robot, {}
+            if srdf is None and keep_srdf:
+                srdf = self._groups.srdf
+            self._install(robot, srdf)
 
-    def _solver(self, robot: Robot, tip: str):
-        if tip not in self._solvers:
-            self._solvers[tip] = robot.solver(tip)
-        return self._solvers[tip]
+    def set_srdf(self, srdf: Optional[SRDF]) -> None:
+        """Swap in a new SRDF (None: none). :raises SRDFError: see the class."""
+        self.set_robot(self._robot, srdf, keep_srdf=False)
 
     def compute(self, request: IKServiceRequest,
-                current_q: Callable[[], NDArray[np.float64]]) -> IKServiceReply:
+                current_q: Callable[[], Array]) -> IKServiceReply:
         """
         Answers one request; never raises on bad input (the reply carries the error code).
 
@@ -72,36 +191,141 @@ class IKService:
             request does not give, and state of a goal frame that is a moving link).
         """
         with self._lock:  # one request at a time per service: solvers are not shared
-            return self._compute(request, current_q)
+            notes: List[str] = []
+            try:
+                return self._compute(request, current_q, notes)
+            except RequestError as exc:
+                return IKServiceReply(exc.code, '; '.join([str(exc)] + notes))
 
-    def _compute(self, request: IKServiceRequest,
-                 current_q: Callable[[], NDArray[np.float64]]) -> IKServiceReply:
+    # ------------------------------------------------------------------ steps
+    def _seed(self, request: IKServiceRequest, group: ResolvedGroup, q_now: Array,
+              notes: List[str]) -> Tuple[Array, Array]:
+        """(seed as given, seed with the group's joints clamped into their limits), (n,) each."""
         robot = self._robot
-        notes = [AVOID_COLLISIONS_UNSUPPORTED] if request.avoid_collisions else []
-        tip = request.ik_link_name or robot.tip_link
-
-        def fail(code: ErrorCode, message: str) -> IKServiceReply:
-            return IKServiceReply(code, '; '.join([message] + notes))
-
         try:
-            solver = self._solver(robot, tip)
-        except LinkError as exc:
-            return fail(ErrorCode.INVALID_LINK_NAME, f'ik_link_name: {exc}')
-        try:
-            seed = match_joint_positions(request.seed_names, request.seed_positions,
-                                         robot.joint_names, fallback=current_q(),
-                                         field_name='ik_request.robot_state.joint_state').q
+            given = match_joint_positions(request.seed_names, request.seed_positions,
+                                          robot.joint_names, fallback=q_now,
+                                          field_name='ik_request.robot_state.joint_state').q
         except InputError as exc:
-            return fail(ErrorCode.INVALID_ROBOT_STATE, str(exc))
-        try:
-            target = goal_in_base(robot.linkage, robot.base_link, request.target, seed)
-        except LinkError as exc:
-            return fail(ErrorCode.FRAME_TRANSFORM_FAILURE, f'ik_request.pose_stamped: {exc}')
-        result = solver.solve(target, seed=seed, timeout=request.timeout)
-        if not result.success:
+            raise RequestError(ErrorCode.INVALID_ROBOT_STATE, str(exc)) from None
+        lower, upper = robot.linkage.lower, robot.linkage.upper
+        seed = given.copy()
+        idx = group.variables
+        seed[idx] = np.clip(given[idx], lower[idx], upper[idx])
+        clamped = [f'{robot.joint_names[i]} {given[i]:.6g} -> {seed[i]:.6g}'
+                   for i in idx if seed[i] != given[i]]
+        if clamped:
+            notes.append('seed outside the joint limits, clamped: ' + ', '.join(clamped))
+        if request.multi_dof_names:
+            notes.append('robot_state.multi_dof_joint_state not applied (the model has a fixed '
+                         f"root): {', '.join(request.multi_dof_names)}")
+        return given, seed
+
+    def _targets(self, request: IKServiceRequest, group: ResolvedGroup,
+                 given: Array) -> List[Tuple[str, Array]]:
+        """(tip link, (4, 4) goal in the base link) of every target."""
+        linkage, out = self._robot.linkage, []
+        for target in request.targets:
+            link = target.link or group.tip_link
+            label = target.field.replace('pose_stamped', 'ik_link_name')
+            try:
+                linkage.link_index(link)
+            except LinkError as exc:
+                raise RequestError(ErrorCode.INVALID_LINK_NAME, f'{label}: {exc}') from None
+            if not group.moves(linkage, link, self._robot.base_link):
+                raise RequestError(ErrorCode.INVALID_LINK_NAME,
+                                   f"{label}: link '{link}' is not moved by the joints of group "
+                                   f"'{group.name}' ({', '.join(group.variable_names)})")
+            try:
+                out.append((link, pose_in_base(self._groups, target.pose, given)))
+            except LinkError as exc:
+                raise RequestError(ErrorCode.FRAME_TRANSFORM_FAILURE,
+                                   f'{target.field}: {exc}') from None
+        return out
+
+    def _chain_solver(self, group: ResolvedGroup, tip: str) -> Optional[IKSolver]:
+        """Return the cached IKSolver of ``tip`` from the group base if its chain is the group."""
+        key = (group.name, tip)
+        if key not in self._solvers:
+            solver = None
+            try:
+                candidate = IKSolver(self._robot.linkage, tip, group.base_link,
+                                     config=self._robot.config, extra_tasks=self._robot.tasks)
+                # the variables it moves (chain, locks, extra tasks') are the group's
+                if np.array_equal(np.flatnonzero(candidate.free), group.variables):
+                    candidate.warm_up()
+                    solver = candidate
+            except PDLSIKError:
+                solver = None
+            self._solvers[key] = solver
+        return self._solvers[key]
+
+    def _solve_tasks(self, group: ResolvedGroup, targets: List[Tuple[str, Array]],
+                     seed: Array, timeout: Optional[float]):
+        robot = self._robot
+        linkage, cfg = robot.linkage, robot.config
+        free_orientation = cfg.position_only or cfg.orientation_tolerance >= np.pi
+        tasks = [FrameTask(linkage, link, robot.base_link, target=goal,
+                           orientation_mask=(0, 0, 0) if free_orientation else (1, 1, 1),
+                           position_weight=cfg.position_weight,
+                           orientation_weight=cfg.orientation_weight,
+                           position_tolerance=cfg.position_tolerance,
+                           orientation_tolerance=cfg.orientation_tolerance,
+                           priority=self.tip_priorities.get(link, cfg.pose_priority),
+                           name=f'pose:{link}')
+                 for link, goal in targets]
+        if self._posture is not None:
+            tasks.append(PostureTask(linkage, self._posture, weight=max(cfg.posture_weight,
+                                                                        1e-3)))
+        extra, _ = resolve_tasks(linkage, robot.tasks)
+        tasks.extend(extra)
+        in_group = set(group.variable_names)
+        fixed = [name for name in robot.joint_names if name not in in_group]
+        config = cfg if timeout is None else cfg.replace(timeout=timeout)
+        # each local solve within the timeout too (the restarts stop at it; one is always made)
+        solver = TaskSolver(linkage, tasks, config=config,
+                            options=pdls_options(config, max_time=config.timeout),
+                            fixed_joints=fixed, solve_groups=True)
+        # the joints outside the group are held exactly as given, even outside their limits
+        # (MoveIt does not touch them): the solver's bounds of those fixed joints include them
+        # (new arrays: the solver's may be the linkage's own)
+        out = ~solver.free
+        solver.lower = np.where(out, np.minimum(solver.lower, seed), solver.lower)
+        solver.upper = np.where(out, np.maximum(solver.upper, seed), solver.upper)
+        return solver.solve(seed)
+
+    def _compute(self, request: IKServiceRequest, current_q: Callable[[], Array],
+                 notes: List[str]) -> IKServiceReply:
+        robot = self._robot
+        if request.avoid_collisions:
+            notes.append(AVOID_COLLISIONS_UNSUPPORTED)
+        if request.constraints:
+            notes.append(f'ik_request.constraints not applied ({request.constraints} '
+                         f'constraints): pdls_ik solves the poses only')
+        group = self._groups.get(request.group_name)
+        given, seed = self._seed(request, group, np.asarray(current_q(), dtype=float), notes)
+        targets = self._targets(request, group, given)
+        solver = None
+        if len(targets) == 1 and self._posture is None:
+            solver = self._chain_solver(group, targets[0][0])
+        if solver is not None:
+            base_in_group = robot.linkage.forward_kinematics(seed, robot.base_link,
+                                                             group.base_link)
+            result = solver.solve(base_in_group @ targets[0][1], seed=seed,
+                                  timeout=request.timeout)
+            failure = None if result.success else failure_message(result)
+            method = f'chain solver, {solver.backend}'
+        else:
+            result = self._solve_tasks(group, targets, seed, request.timeout)
+            failure = None if result.success else _task_failure(result)
+            method = f'task solver, {len(result.level_names)} level(s)'
+
+        if failure is not None:
             code = ErrorCode.TIMED_OUT if _timed_out(result) else ErrorCode.NO_IK_SOLUTION
-            return fail(code, failure_message(result))
-        message = '; '.join([f'solved ({result.status}) in {1e3 * result.solve_time:.3g} ms']
-                            + notes)
-        return IKServiceReply(ErrorCode.SUCCESS, message, list(robot.joint_names),
-                              np.asarray(result.q, dtype=float))
+            raise RequestError(code, f'{failure} ({method})')
+        q = given.copy()
+        q[group.variables] = np.asarray(result.q, dtype=float)[group.variables]
+        tips = ', '.join(link for link, _ in targets)
+        message = '; '.join([f"solved group '{group.name}' for {tips} ({result.status}, "
+                             f'{method}) in {1e3 * result.solve_time:.3g} ms'] + notes)
+        return IKServiceReply(ErrorCode.SUCCESS, message, robot.joint_names, q)

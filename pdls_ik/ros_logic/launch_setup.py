@@ -31,6 +31,7 @@ from pdls_ik.config import load_config
 from pdls_ik.errors import ConfigError, PDLSIKError
 from pdls_ik.ik.task_config import load_task_config
 from pdls_ik.model import load_urdf
+from pdls_ik.model.srdf import parse_srdf
 
 
 class LaunchSetupError(PDLSIKError):
@@ -89,6 +90,32 @@ def tasks_file_parameter(path: str) -> Dict[str, str]:
     except ConfigError as exc:
         raise LaunchSetupError(f'tasks_file: {exc}') from None
     return {'tasks_file': str(file)}
+
+
+def srdf_parameter(path: str, description: str) -> Dict[str, str]:
+    """
+    Node parameters of the ``srdf`` launch argument: {} when empty, else its XML text.
+
+    ``*.xacro`` files are expanded (as :func:`read_description`); the SRDF is parsed and each
+    of its groups resolved against the robot here, so that a broken file stops the launch.
+
+    :raises LaunchSetupError: missing file, xacro failure, an SRDF that does not parse, or a
+        group that does not fit the robot (named).
+    """
+    if not path:
+        return {}
+    try:
+        text = read_description(path)
+    except LaunchSetupError as exc:
+        raise LaunchSetupError(str(exc).replace('urdf:', 'srdf:', 1)) from None
+    try:
+        srdf = parse_srdf(text)
+        linkage = load_urdf(description)
+        for name in srdf.groups:
+            srdf.resolve(linkage, name)
+    except PDLSIKError as exc:
+        raise LaunchSetupError(f'srdf: {path}: {exc}') from None
+    return {'robot_description_semantic': text}
 
 
 @dataclass(frozen=True)

@@ -69,6 +69,18 @@ NODE_PARAMETERS = (
     Declaration('echo_joint_states', 'bool', False,
                 'Loop-back without hardware: publish each solution on joint_states.',
                 read_only=True),
+    Declaration('robot_description_semantic', 'string', '',
+                'SRDF XML (or file path) of the robot: the planning groups and group states of '
+                '~/compute_ik (MoveIt semantics); empty: read the robot_description_semantic '
+                'topic (transient local), else the configured chain is the only group.',
+                read_only=True),
+    Declaration('posture_state', 'string', '',
+                "SRDF group_state ('state' or 'group/state') used as the lowest-priority "
+                "posture target of ~/compute_ik solves; '': none.", read_only=True),
+    Declaration('ik_link_priorities', 'string_array', None,
+                "Priority of each tip of a multi-tip ~/compute_ik request, 'link:priority' "
+                '(smaller = higher, strict); tips not listed: pose_priority (one level).',
+                read_only=True),
     Declaration('diagnostics_period', 'double', 1.0,
                 'Period of the diagnostics publication [s] (also published after every solve).',
                 0.01, 1.0, read_only=True),

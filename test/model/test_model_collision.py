@@ -209,7 +209,7 @@ def test_srdf_pairs_and_neutral_contacts(two, tmp_path):
     assert model.neutral_contacts[0][2] == pytest.approx(0.5 - 0.7)
     assert 'base / l2: in contact at the neutral configuration' in model.report()[1]
     (tmp_path / 'broken.srdf').write_text('<robot>')
-    with pytest.raises(ConfigError, match='broken.srdf.*invalid XML'):
+    with pytest.raises(ConfigError, match='broken.srdf.*not well-formed XML'):
         read_disabled_pairs(tmp_path / 'broken.srdf')
 
 

@@ -87,11 +87,26 @@ def test_single_entry_vectors_accepted(store):  # noqa: F811
     np.testing.assert_array_equal(req.target.position, [0.3, 0.0, 0.4])
 
 
-def test_several_links_refused(store):  # noqa: F811
+def test_several_links_read_in_order(store):  # noqa: F811
+    ts, types = store
+    left = pose_stamped(types, ([0.3, 0.2, 0.4], [0.0, 0.0, 0.0, 1.0]), 'torso')
+    right = pose_stamped(types, ([0.3, -0.2, 0.4], [0.0, 0.0, 0.0, 1.0]), 'torso')
+    req = ik_request_from_msg(_request(ts, types, ik_link_names=['l_tool', 'r_tool'],
+                                       pose_stamped_vector=[left, right]))
+    assert [t.link for t in req.targets] == ['l_tool', 'r_tool']
+    assert [t.field for t in req.targets] == ['ik_request.pose_stamped_vector[0]',
+                                              'ik_request.pose_stamped_vector[1]']
+    np.testing.assert_array_equal(req.targets[1].pose.position, [0.3, -0.2, 0.4])
+    assert req.targets[1].pose.frame_id == 'torso'
+
+
+@pytest.mark.parametrize('links, text', [(['a'], '2 poses in pose_stamped_vector for 1'),
+                                         (['a', 'a'], "link 'a' is given twice")])
+def test_bad_link_lists_refused(store, links, text):  # noqa: F811
     ts, types = store
     target = pose_stamped(types, ([0.3, 0.0, 0.4], [0.0, 0.0, 0.0, 1.0]))
-    with pytest.raises(RequestError, match='one link per request') as info:
-        ik_request_from_msg(_request(ts, types, ik_link_names=['a', 'b'],
+    with pytest.raises(RequestError, match=text) as info:
+        ik_request_from_msg(_request(ts, types, ik_link_names=links,
                                      pose_stamped_vector=[target, target]))
     assert info.value.code == ErrorCode.INVALID_LINK_NAME
 

@@ -36,7 +36,7 @@ def _request(ts, types, pose, frame='panda_link0', link='', seed=None, timeout=5
     """
     msg = default_msg(ts, 'moveit_msgs/srv/GetPositionIK_Request')
     req = msg.ik_request
-    req.group_name, req.ik_link_name = 'panda_arm', link
+    req.group_name, req.ik_link_name = '', link      # "": the configured chain (no SRDF)
     req.pose_stamped = pose_stamped(types, pose, frame)
     if seed is not None:
         req.robot_state.joint_state = joint_state(types, *seed)

@@ -117,3 +117,20 @@ def test_tasks_file_argument_checked_and_made_absolute(tmp_path, monkeypatch):
     bad.write_text('tasks: [{type: com, targt: [0, 0, 0]}]\n')
     with pytest.raises(LaunchSetupError, match=r'tasks_file: tasks\[0\]\.targt: unknown key'):
         tasks_file_parameter(str(bad))
+
+
+def test_srdf_argument_checked_against_the_robot(tmp_path):
+    from pdls_ik.resources import bundled_srdf
+    from pdls_ik.ros_logic.launch_setup import srdf_parameter
+    panda = bundled_urdf('panda').read_text()
+    assert srdf_parameter('', panda) == {}
+    text = bundled_srdf('panda').read_text()
+    assert srdf_parameter(str(bundled_srdf('panda')), panda) == \
+        {'robot_description_semantic': text}
+    with pytest.raises(LaunchSetupError, match='srdf: file not found'):
+        srdf_parameter(str(tmp_path / 'none.srdf'), panda)
+    other = tmp_path / 'bimanual.srdf'
+    other.write_text(bundled_srdf('bimanual').read_text())
+    with pytest.raises(LaunchSetupError, match=r"srdf: .*group 'left_arm' .*link 'torso' is not "
+                                               r"a link of robot 'panda'"):
+        srdf_parameter(str(other), panda)

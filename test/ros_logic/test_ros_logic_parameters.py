@@ -39,7 +39,9 @@ def test_every_config_field_alias_and_node_parameter_declared_once():
     assert decls['locked_joints'].default is None  # typed, unset: [] has no ROS type
     assert decls['kinematics_solver_timeout'].default is None
     assert "alias of 'timeout'" in decls['kinematics_solver_timeout'].description
-    assert set(read_only_names()) == {'mode', 'echo_joint_states', 'diagnostics_period'}
+    assert set(read_only_names()) == {'mode', 'echo_joint_states', 'diagnostics_period',
+                                      'robot_description_semantic', 'posture_state',
+                                      'ik_link_priorities'}
 
 
 def test_defaults_give_default_config():
