@@ -67,6 +67,25 @@ class Trajectory:
         return np.array([p.positions for p in self.points])
 
 
+def whole_ns_times(times: Sequence[float]) -> List[float]:
+    """
+    Put times [s] on whole nanoseconds, strictly increasing, each nearest to its input.
+
+    ``time_from_start`` is a Duration of whole nanoseconds: two points closer than a nanosecond
+    would get the same time, which controllers refuse. Each time is rounded to the nearest
+    nanosecond and then put at least 1 ns after the previous one; the returned floats convert
+    back to exactly those nanoseconds.
+
+    :param times: (m,) non-decreasing times [s], the first one >= 0.
+    """
+    out, last = [], -1
+    for t in times:
+        ns = max(int(round(float(t) * 1e9)), last + 1)
+        out.append(ns / 1e9)
+        last = ns
+    return out
+
+
 def wrap_angle(x: NDArray[np.float64]) -> NDArray[np.float64]:
     """Wrap angles into [-π, π) [rad]; works element-wise on arrays."""
     return (np.asarray(x, dtype=float) + math.pi) % _TWO_PI - math.pi
@@ -180,13 +199,27 @@ def plan_to(linkage, q_from: Sequence[float], q_to: Sequence[float],
     if count < 2:
         raise InputError(f'num_points: {count} must be at least 2')
     points = []
-    for t in np.linspace(0.0, duration, count):
+    times = whole_ns_times(np.linspace(0.0, duration, count))
+    for t in times:
         s, ds, dds = _profile(float(t), duration, t_blend)
         points.append(TrajectoryPoint(q0 + s * delta, ds * delta, dds * delta, float(t)))
     # exact goal, free of rounding (continuous joints: start + short-way displacement)
     points[-1].positions = np.where(linkage.continuous, q0 + delta, q1)
     points[-1].velocities = np.zeros(n)
     return Trajectory(names, points)
+
+
+def select_joints(trajectory: Trajectory, indices: Sequence[int]) -> Trajectory:
+    """
+    Return the trajectory restricted to the joints at ``indices`` (in that order).
+
+    For a controller that owns some of the joints (``controller_joints``).
+    """
+    idx = np.asarray(indices, dtype=int)
+    points = [TrajectoryPoint(p.positions[idx], p.velocities[idx],
+                              None if p.accelerations is None else p.accelerations[idx],
+                              p.time_from_start) for p in trajectory.points]
+    return Trajectory([trajectory.joint_names[i] for i in idx], points)
 
 
 def with_mimic_joints(linkage, trajectory: Trajectory) -> Trajectory:

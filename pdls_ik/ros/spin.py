@@ -15,6 +15,7 @@
 """The few lines every ``main()`` of this package shares: init, construct, spin, shut down."""
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Optional
 
 from pdls_ik.errors import PDLSIKError
@@ -52,6 +53,14 @@ def run_node(factory: Callable[[], object], name: str, args=None,
             raise
     finally:
         executor.shutdown()
+        # rclpy's MultiThreadedExecutor (Humble, Jazzy) may return from shutdown while its
+        # worker threads still run callbacks: wait for them (they end quickly: spin stopped)
+        pool = getattr(executor, '_executor', None)
+        if isinstance(pool, ThreadPoolExecutor):
+            pool.shutdown(wait=True)
+        close = getattr(node, 'close', None)
+        if callable(close):
+            close()  # no callback may run while the node's handles are destroyed
         node.destroy_node()
         rclpy.try_shutdown()
     return 0

@@ -19,40 +19,57 @@ Subscriptions only store (:meth:`Tracker.offer_goal`, :meth:`Tracker.offer_joint
 goal replaces any goal not yet reached, so a flood of goals never queues up (the newest wins).
 The node's timer calls :meth:`Tracker.cycle` at ``tracking_rate`` in its own callback group.
 
-A cycle (tracking mode) warm-starts :meth:`IKSolver.track` from the current joint positions — the
-latest joint_states, else the last solution, else the middle of the limits — and plans a
-trajectory from there to the cycle's solution. The goal stays active over the next cycles until
-it is reached (success) or the solver stops moving (stalled: unreachable goal), so that a far goal
-is approached over several velocity-bounded cycles; "stops moving" means :data:`STALL_CYCLES`
-failed cycles in a row that did not lower the best goal error (position [m] + orientation
-[rad]) by a relative :data:`PROGRESS`; the goal is then given up with the last cycle's status
-(an unreachable goal, or one behind a joint limit). No one-shot solve is tried then: it could
-jump to another IK branch; a reachable goal beyond the velocity box is approached by the
-tracking cycles themselves (:meth:`IKSolver.track`).
+A cycle (tracking mode) continues the commanded motion (:class:`pdls_ik.streaming.StreamPlanner`):
+it solves :meth:`IKSolver.track` from the last *commanded* position over the braking horizon
+(:func:`pdls_ik.streaming.braking_horizon`), advances the commanded state (position and velocity)
+by one period toward that solution under the velocity and acceleration bounds, and publishes the
+controller's joints of that motion, continued to rest. A stream starts from the measured joint
+state (else mid-limits); it restarts from a measured state only when the commanded motion is at
+rest and the robot is measured more than :data:`RESYNC_TOL` away from it (moved by something
+else): while it moves, a lagging joint_states never resets it.
 
-In one-shot mode a goal gets one :meth:`IKSolver.solve` with restarts instead.
+The goal stays active until the commanded state rests on a solution within tolerance (reached)
+or stops making progress (:data:`STALL_CYCLES` cycles that did not lower the remaining error,
+position [m] + orientation [rad] of the commanded state, by a relative :data:`PROGRESS`): then
+the goal is given up as ``unreachable`` (farther from the base than the chain reaches) or
+``stalled``. Each cycle carries a status (:func:`pdls_ik.diagnostics.tracking_status`): OK or
+WARN with the remaining distance while approaching; ERROR only when given up.
+
+Joint states older than ``state_timeout`` (after one was received) are stale: no cycle runs and
+no motion is published until a fresh one arrives (the stream then restarts from it).
+
+In one-shot mode a goal gets one :meth:`IKSolver.solve` with restarts and a point-to-point
+trajectory (:func:`pdls_ik.trajectory.plan_to`) instead.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 import math
 import threading
-from typing import Optional
+from typing import List, Optional, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
-from pdls_ik.diagnostics import DiagnosticStatus, status_from_result
+from pdls_ik.diagnostics import (APPROACHING, DiagnosticStatus, ERROR, OK, REACHED, STALLED,
+                                 tracking_status, UNREACHABLE, WARN)
+from pdls_ik.errors import ConfigError
 from pdls_ik.msgs.geometry import ParsedPose
-from pdls_ik.msgs.joint_state import joint_state_to_q, JointMatch
+from pdls_ik.msgs.joint_state import has_positions, joint_state_to_q, JointMatch
 from pdls_ik.ros_logic.frames import goal_in_base
 from pdls_ik.ros_logic.robot import Robot
-from pdls_ik.trajectory import plan_to, Trajectory
+from pdls_ik.streaming import acceleration_limits, braking_horizon, StreamPlanner
+from pdls_ik.trajectory import plan_to, select_joints, Trajectory
 
 #: relative decrease of the goal error below which a cycle makes no progress
 PROGRESS = 1e-6
-#: consecutive failed cycles without progress after which a goal is given up (stalled)
+#: consecutive cycles without progress after which a goal is given up (stalled)
 STALL_CYCLES = 20
 MODES = ('tracking', 'one_shot')
+#: gap [rad or m] between the measured and the commanded state at rest beyond which a new
+#: stream starts from the measured one (the robot was moved by something else)
+RESYNC_TOL = 1e-3
+#: stale joint_states: default age limit in tracking periods (``state_timeout`` 0)
+STALE_PERIODS = 5
 
 
 @dataclass(frozen=True)
@@ -60,80 +77,194 @@ class CycleOutput:
     """
     What one cycle publishes.
 
-    :ivar q_from: (n,) joint positions the cycle started from.
-    :ivar result: the :class:`pdls_ik.ik.IKResult`.
-    :ivar trajectory: from ``q_from`` to ``result.q``.
-    :ivar status: diagnostic status of the solve.
-    :ivar goal_done: the goal is finished (reached or stalled); no further cycles for it.
+    :ivar q_from: (n,) commanded joint positions the cycle started from.
+    :ivar result: the :class:`pdls_ik.ik.IKResult` (its ``q``: the solution the motion heads to).
+    :ivar trajectory: the controller's joints, from the commanded state on.
+    :ivar commanded: (n,) commanded joint positions one period later (forward position
+        controllers, the loop-back).
+    :ivar status: diagnostic status of the cycle.
+    :ivar goal_done: the goal is finished (reached or given up); no further cycles for it.
     """
 
     q_from: NDArray[np.float64]
     result: object
     trajectory: Trajectory
+    commanded: NDArray[np.float64]
     status: DiagnosticStatus
     goal_done: bool
 
 
-class Tracker:
-    """Latest goal and joint state of one robot, and the solve cycle (thread-safe)."""
+def controller_joints(robot: Robot, solver, names: Sequence[str] = ()
+                      ) -> Optional[NDArray[np.int64]]:
+    """
+    Model indices of the joints a controller owns, in the controller's order.
 
-    def __init__(self, robot: Robot, mode: str = 'tracking'):
+    With ``solver`` None and no names, only checks (returns None).
+
+    :param names: the ``controller_joints`` parameter; empty: the joints the solver moves (the
+        chain's joints and those of its extra tasks), in model order: no mimic followers, no
+        joints of other branches.
+    :raises ConfigError: a name that is not an active joint of the model (a mimic follower,
+        a fixed or unknown joint), or given twice.
+    """
+    if not names:
+        return None if solver is None else np.flatnonzero(solver.free)
+    index = {name: i for i, name in enumerate(robot.joint_names)}
+    mimic = {j.name: j.mimic for j in getattr(robot.linkage, 'joints', [])
+             if getattr(j, 'mimic', None)}
+    out: List[int] = []
+    for name in names:
+        if name in mimic:
+            raise ConfigError(f"parameter 'controller_joints': joint '{name}' mimics "
+                              f"'{mimic[name]}' (a controller commands the master only)")
+        if name not in index:
+            raise ConfigError(f"parameter 'controller_joints': '{name}' is not a moving joint "
+                              f"of robot '{robot.linkage.name}'")
+        if index[name] in out:
+            raise ConfigError(f"parameter 'controller_joints': '{name}' given twice")
+        out.append(index[name])
+    return np.array(out, dtype=int)
+
+
+class Tracker:
+    """
+    Latest goal and joint state of one robot, and the solve cycle (thread-safe).
+
+    :param controller_names: the ``controller_joints`` parameter (:func:`controller_joints`).
+    :param state_timeout: age [s] above which received joint states are stale; 0: five
+        tracking periods (:data:`STALE_PERIODS`).
+    """
+
+    def __init__(self, robot: Robot, mode: str = 'tracking',
+                 controller_names: Sequence[str] = (), state_timeout: float = 0.0):
         if mode not in MODES:
             raise ValueError(f'mode: expected one of {MODES}, got {mode!r}')
         self.mode = mode
+        self.controller_names = list(controller_names)
+        self.state_timeout = float(state_timeout)
         self._lock = threading.Lock()
         self._robot = robot
         self._solver = robot.solver()
+        self._commanded = controller_joints(robot, self._solver, self.controller_names)
+        self._stream = self._new_stream(robot)
         self._goal: Optional[NDArray[np.float64]] = None
         self._goal_seq = 0
+        #: (n,) the solution the commanded state lands on once it meets the goal
+        self._landing: Optional[NDArray[np.float64]] = None
         self._idle_cycles = 0
         self._best_error = math.inf
         self._q_measured: Optional[NDArray[np.float64]] = None
+        self._measured_at: Optional[float] = None
+        self._fresh = False  # a joint state arrived since the stream last came to rest
         self._q_solution: Optional[NDArray[np.float64]] = None
+
+    def _new_stream(self, robot: Robot) -> StreamPlanner:
+        cfg, linkage = robot.config, robot.linkage
+        vmax = np.asarray(linkage.velocity_limits, dtype=float)
+        return StreamPlanner(robot.joint_names, vmax * cfg.velocity_scaling,
+                             acceleration_limits(vmax, cfg.max_acceleration,
+                                                 cfg.acceleration_scaling),
+                             1.0 / cfg.tracking_rate, linkage.continuous, self._commanded)
 
     @property
     def robot(self) -> Robot:
         """Return the robot in service."""
         return self._robot
 
+    @property
+    def commanded_joints(self) -> List[str]:
+        """Names of the joints in the published motion (the controller's joints)."""
+        return [self._robot.joint_names[i] for i in self._commanded]
+
     def set_robot(self, robot: Robot) -> None:
         """
-        Swap in a new robot (description or parameters changed); state of joints reset.
+        Swap in a new robot (description or parameters changed).
 
-        The solver is built first, so a failure leaves the previous robot in service.
+        The commanded motion continues when the joints are the same; the state of joints is reset
+        otherwise. The solver is built first, so a failure leaves the previous robot in service.
+
+        :raises ConfigError: ``controller_joints`` does not fit the new robot.
         """
         solver = robot.solver()
+        commanded = controller_joints(robot, solver, self.controller_names)
         with self._lock:
             same_joints = robot.joint_names == self._robot.joint_names
-            self._robot, self._solver = robot, solver
+            old = self._stream
+            self._robot, self._solver, self._commanded = robot, solver, commanded
+            self._stream = self._new_stream(robot)
+            if same_joints and old.active:
+                self._stream.positions, self._stream.velocities = old.positions, old.velocities
             if not same_joints:
                 self._goal = self._q_measured = self._q_solution = None
+                self._measured_at = None
 
     def current_q(self) -> NDArray[np.float64]:
-        """(n,) best known joint positions: joint_states, else last solution, else mid-limits."""
+        """(n,) best known joint positions: joint_states, else the commanded state, else mid."""
         with self._lock:
             return self._current_q_locked()
 
     def _current_q_locked(self) -> NDArray[np.float64]:
-        for q in (self._q_measured, self._q_solution):
+        for q in (self._q_measured, self._stream.positions, self._q_solution):
             if q is not None:
                 return q.copy()
         return self._robot.default_q()
 
-    def offer_joint_state(self, msg) -> JointMatch:
+    def offer_joint_state(self, msg, now: Optional[float] = None) -> Optional[JointMatch]:
         """
-        Store the joint positions of a JointState message (matched by name).
+        Store the joint positions of a JointState message (matched by name) received at ``now``.
 
         Joints missing from the message keep their last known value (see ``missing``).
 
-        :raises InputError: empty message, mismatched arrays, NaN position (naming the field).
+        :param now: receive time [s] on a monotonic clock (for :meth:`state_age`), or None.
+        :return: the match; None for a message without positions (velocity or effort only, as
+            some drivers send), which is skipped.
+        :raises InputError: no joint names, mismatched arrays, NaN position (naming the field).
         """
+        if not has_positions(msg):
+            return None
         with self._lock:
             match = joint_state_to_q(msg, self._robot.joint_names,
                                      fallback=self._current_q_locked())
             if match.found.any():
                 self._q_measured = match.q
+                self._measured_at = now
+                self._fresh = True
         return match
+
+    def state_limit(self) -> float:
+        """Age [s] above which a received joint state is stale."""
+        if self.state_timeout > 0.0:
+            return self.state_timeout
+        return STALE_PERIODS / self._robot.config.tracking_rate
+
+    def state_age(self, now: float) -> Optional[float]:
+        """Age [s] of the last joint state at ``now``; None before the first one (or untimed)."""
+        at = self._measured_at
+        return None if at is None else max(0.0, now - at)
+
+    def is_stale(self, now: Optional[float]) -> bool:
+        """Tell whether joint states were received and the last one is too old at ``now``."""
+        age = None if now is None else self.state_age(now)
+        return age is not None and age > self.state_limit()
+
+    def state_status(self, now: float, match: Optional[JointMatch] = None) -> tuple:
+        """
+        (level, message) of the joint_states input at ``now``.
+
+        ERROR when stale (:meth:`is_stale`), WARN before the first message or when joints are
+        missing from the last one, else OK.
+        """
+        age = self.state_age(now)
+        if age is None:
+            return WARN, ('no joint_states received yet: solving from the commanded state, '
+                          'else mid-limits')
+        if age > self.state_limit():
+            return ERROR, (f'stale: last joint_states {age:.3g} s ago (limit '
+                           f'{self.state_limit():.3g} s, parameter state_timeout): motion '
+                           f'stopped until a fresh one arrives')
+        if match is not None and match.missing:
+            return WARN, f"joints missing: {', '.join(match.missing)}"
+        return OK, 'all joints received'
 
     def offer_goal(self, goal: ParsedPose) -> NDArray[np.float64]:
         """
@@ -146,6 +277,7 @@ class Tracker:
                                   self._current_q_locked())
             self._goal = target
             self._goal_seq += 1
+            self._landing = None
             self._idle_cycles, self._best_error = 0, math.inf
         return target
 
@@ -154,41 +286,101 @@ class Tracker:
         """Tell whether a goal waits for (more) cycles."""
         return self._goal is not None
 
-    def cycle(self, dt: float) -> Optional[CycleOutput]:
+    def cycle(self, dt: float, now: Optional[float] = None) -> Optional[CycleOutput]:
         """
-        One solve toward the active goal; None when there is none.
+        One solve toward the active goal; None when there is none or joint states are stale.
 
-        :param dt: cycle period [s] (1 / tracking_rate): bounds the joint step of a tracking cycle
-            to velocity limit × dt.
+        :param dt: cycle period [s] (1 / tracking_rate): the time step of the commanded motion.
+        :param now: the time [s] (monotonic clock of :meth:`offer_joint_state`) for the stale
+            check; None: no check.
         """
         with self._lock:
             if self._goal is None:
                 return None
+            if self.is_stale(now):
+                self._stream.reset(None)  # restart from the next fresh state
+                return None
             target, seq = self._goal, self._goal_seq
-            robot, solver = self._robot, self._solver
-            q_from = self._current_q_locked()
-        if self.mode == 'tracking':
-            result = solver.track(target, q_from, dt)
-        else:
-            result = solver.solve(target, seed=q_from)
-        error = float(result.position_error) + float(result.orientation_error)
+            robot, solver, stream = self._robot, self._solver, self._stream
+            if self.mode == 'one_shot':
+                q_from = self._current_q_locked()
+            else:
+                if not stream.active or (stream.at_rest and self._fresh and self._moved()):
+                    stream.reset(self._current_q_locked())
+                self._fresh = False
+                q_from = stream.positions.copy()
+        if self.mode == 'one_shot':
+            return self._one_shot(robot, solver, target, seq, q_from)
+        stream.dt = float(dt)
+        horizon = braking_horizon(stream.vmax, stream.amax, dt)
+        result = solver.track(target, q_from, horizon)
+        landing = self._landing
+        if landing is None and result.success and stream.can_stop:
+            # a solution of the goal, and a motion that can turn toward it: land there and stay
+            # (solutions recomputed each cycle drift in the null space with the posture task,
+            # and a motion chasing them would never come to rest)
+            landing = self._landing = np.asarray(result.q, dtype=float)
+        trajectory = stream.step(np.asarray(result.q if landing is None else landing,
+                                            dtype=float))
+        commanded = stream.positions.copy()
+        position_left, orientation_left = solver.errors(commanded)
+        error = float(position_left) + float(orientation_left)
+        reached = landing is not None and stream.at_rest
         with self._lock:
             current = robot is self._robot and seq == self._goal_seq
             if current and error < self._best_error * (1.0 - PROGRESS):
                 self._idle_cycles, self._best_error = 0, error
             elif current:
                 self._idle_cycles += 1
-            stalled = self._idle_cycles >= STALL_CYCLES
-        done = bool(result.success) or self.mode == 'one_shot' or stalled
+            stalled = self._idle_cycles >= STALL_CYCLES and not reached
+            if robot is self._robot:
+                self._q_solution = np.asarray(result.q, dtype=float)
+                if (reached or stalled) and current:
+                    self._goal = None  # reached or given up, and no newer goal arrived
+        phase, detail = REACHED if reached else APPROACHING, ''
+        if stalled:
+            phase, detail = self._given_up(robot, target)
+        status = tracking_status(result, phase, position_left, orientation_left,
+                                 hardware_id=robot.linkage.name, detail=detail)
+        return CycleOutput(q_from, result, trajectory, commanded, status, reached or stalled)
+
+    def _moved(self) -> bool:
+        """Tell whether the measured state is off the commanded one at rest (moved by others)."""
+        if self._q_measured is None:
+            return False
+        gap = np.abs(self._q_measured - self._stream.positions)[self._commanded]
+        return bool(np.any(gap > RESYNC_TOL))
+
+    @staticmethod
+    def _given_up(robot: Robot, target: NDArray[np.float64]) -> tuple:
+        """(phase, detail) of a goal without progress: unreachable when beyond the reach."""
+        distance = float(np.linalg.norm(target[:3, 3]))
+        reach = robot.linkage.reach(robot.tip_link, robot.base_link)
+        if distance > reach:
+            return UNREACHABLE, (f'the goal is {distance:.3g} m from {robot.base_link}, the '
+                                 f'chain to {robot.tip_link} reaches at most {reach:.3g} m')
+        return STALLED, 'no progress in %d cycles' % STALL_CYCLES
+
+    def _one_shot(self, robot: Robot, solver, target, seq: int,
+                  q_from: NDArray[np.float64]) -> CycleOutput:
+        result = solver.solve(target, seed=q_from)
         q = np.asarray(result.q, dtype=float)
         config = robot.config
         max_acc = config.max_acceleration * config.acceleration_scaling or None
-        trajectory = plan_to(robot.linkage, q_from, q, velocity_scaling=config.velocity_scaling,
-                             max_acceleration=max_acc, min_duration=config.trajectory_horizon)
-        status = status_from_result(result, hardware_id=robot.linkage.name)
+        trajectory = select_joints(plan_to(robot.linkage, q_from, q,
+                                           velocity_scaling=config.velocity_scaling,
+                                           max_acceleration=max_acc,
+                                           min_duration=config.trajectory_horizon),
+                                   self._commanded)
+        position_left, orientation_left = result.position_error, result.orientation_error
         with self._lock:
             if robot is self._robot:
                 self._q_solution = q
-                if done and current and seq == self._goal_seq:
-                    self._goal = None  # reached or stalled, and no newer goal arrived
-        return CycleOutput(q_from, result, trajectory, status, done)
+                self._stream.reset(q)
+                if seq == self._goal_seq:
+                    self._goal = None
+        phase = REACHED if result.success else STALLED
+        status = tracking_status(result, phase, position_left, orientation_left,
+                                 hardware_id=robot.linkage.name,
+                                 detail='' if result.success else 'one-shot solve failed')
+        return CycleOutput(q_from, result, trajectory, q, status, True)

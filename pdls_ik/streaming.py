@@ -1,0 +1,221 @@
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Streamed joint trajectories that continue the commanded motion (ROS-free).
+
+A tracking loop publishes one trajectory per cycle. A controller that replaces its trajectory at
+each message (ros2_controllers' joint_trajectory_controller, MoveIt Servo's consumers) follows
+smoothly only if every message continues the motion it is executing: the same position *and*
+velocity at the switch, velocities that are the motion's own, and rest only at the goal.
+:class:`StreamPlanner` keeps that commanded state ``(p, v)`` (n,) and advances it by one cycle
+``dt`` toward the cycle's IK solution ``q*`` per joint, under a velocity bound ``v_max`` and an
+acceleration bound ``a_max``, with constant acceleration within a cycle
+(``p' = p + (v + v') dt / 2``, so a cubic or quintic spline through the points is exactly that
+motion). The new velocity ``w`` (toward ``q*``, distance ``D``, current velocity ``u`` toward it)
+is the largest one from which the joint can still stop at ``q*``::
+
+    R = D - u dt / 2                       # distance left after this cycle at w = 0
+    w_brake = a (-dt/2 + sqrt(dt^2/4 + 2 R / a))   # then D' = w^2 / (2a): braking fits
+    w = min(w_brake, R / dt)               # R / dt: land on q* at rest over two cycles
+    w = clip(w, u - a dt, u + a dt, -v_max, v_max)
+
+The joints heading for ``q*`` share one rate (the smallest ``w / D``), so that they move on a
+straight line in joint space and arrive together; once every joint can land on ``q*`` over two
+cycles within its bounds (``w = R / dt``), they all do, exactly. So the commanded velocity never jumps by more than ``a_max · dt`` and the motion ends at rest
+exactly at ``q*`` (classical time-optimal braking, discretized; cf. the online trajectory
+generation of Kröger & Wahl 2010 and MoveIt Servo's smoothing). Each message holds the next
+cycle's point and then the continuation of the same law toward ``q*`` until rest, so a late
+message never leaves the controller at a trajectory end with speed. Point times are whole
+nanoseconds, strictly increasing, the first one ``dt`` after the start (the controller
+interpolates from its own commanded state at reception).
+"""
+from __future__ import annotations
+
+import math
+from typing import Optional, Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+from pdls_ik.errors import ConfigError, InputError
+from pdls_ik.trajectory import joint_delta, Trajectory, TrajectoryPoint, whole_ns_times
+
+#: time [s] in which a joint reaches its velocity limit when no acceleration limit is given
+DEFAULT_ACCELERATION_TIME = 0.2
+#: largest number of points of one streamed message (a longer continuation to rest is sampled
+#: evenly, its first and last points kept)
+MAX_POINTS = 100
+#: largest number of cycles simulated to rest
+MAX_STEPS = 100_000
+#: distance [rad or m] and speed [rad/s or m/s] below which a joint counts as at rest at q*
+REST_TOL = 1e-12
+
+
+def acceleration_limits(velocity_limits: Sequence[float], max_acceleration: float,
+                        acceleration_scaling: float = 1.0) -> NDArray[np.float64]:
+    """
+    Per-joint acceleration bounds (n,) [rad/s², m/s²] of a streamed motion.
+
+    ``max_acceleration · acceleration_scaling`` for every joint when ``max_acceleration > 0``;
+    else (a URDF has no acceleration limits) each joint's URDF velocity limit divided by
+    :data:`DEFAULT_ACCELERATION_TIME`, times ``acceleration_scaling``, and inf for a joint
+    without a velocity limit.
+
+    :param velocity_limits: (n,) URDF velocity limits [rad/s, m/s] (unscaled).
+    """
+    vmax = np.asarray(velocity_limits, dtype=float)
+    scale = float(acceleration_scaling)
+    if max_acceleration > 0.0:
+        return np.full(vmax.shape, float(max_acceleration) * scale)
+    limited = np.isfinite(vmax) & (vmax > 0.0)
+    return np.where(limited, vmax / DEFAULT_ACCELERATION_TIME * scale, np.inf)
+
+
+def braking_horizon(velocity_limits: Sequence[float], acceleration_limits: Sequence[float],
+                    dt: float) -> float:
+    """
+    Lookahead [s] of the cycle's IK solution so that full speed is possible.
+
+    The braking law cruises at ``v_max`` only while the target is at least
+    ``v_max² / (2 a_max) + v_max dt`` ahead; a tracking solve bounded by velocity × H reaches
+    that far when ``H = dt + max(v_max / (2 a_max)) + dt`` (joints with both bounds finite).
+    """
+    vmax = np.asarray(velocity_limits, dtype=float)
+    amax = np.asarray(acceleration_limits, dtype=float)
+    both = np.isfinite(vmax) & (vmax > 0.0) & np.isfinite(amax) & (amax > 0.0)
+    brake = float(np.max(vmax[both] / (2.0 * amax[both]), initial=0.0))
+    return 2.0 * float(dt) + brake
+
+
+def _advance(p, v, target, vmax, amax, dt, continuous):
+    """One cycle of the braking law (module docstring): new (p', v', a) (n,) each."""
+    d = joint_delta(p, target, continuous)
+    s = np.where(d < 0.0, -1.0, 1.0)
+    dist, u = np.abs(d), v * s
+    r = dist - 0.5 * u * dt
+    finite = np.isfinite(amax)
+    a = np.where(finite, amax, 1.0)
+    step = np.where(finite, amax * dt, np.inf)
+    deadbeat = r / dt  # lands on the target at rest over two cycles
+    if np.all((np.abs(deadbeat - u) <= step) & (np.abs(deadbeat) <= np.minimum(step, vmax))):
+        w = deadbeat
+    else:
+        root = np.sqrt(0.25 * dt * dt + 2.0 * np.maximum(r, 0.0) / a)
+        w_brake = np.where(finite & (r >= 0.0), a * (root - 0.5 * dt), np.inf)
+        cap = np.minimum(np.minimum(w_brake, deadbeat), vmax)
+        # joints heading for the target share one time law (a straight line in joint space);
+        # a joint about to pass it (r <= 0) brakes on its own
+        ahead = (r > 0.0) & (dist > 0.0)
+        rate = float(np.min(cap[ahead] / dist[ahead], initial=np.inf)) if ahead.any() else 0.0
+        w = np.where(ahead, rate * dist, cap)
+        w = np.clip(w, u - step, u + step)
+        w = np.clip(w, -vmax, vmax)
+    v_new = s * w
+    p_new = p + 0.5 * (v + v_new) * dt
+    # at rest on the target (to rounding): snap, so the stream ends exactly there
+    rest = (np.abs(joint_delta(p_new, target, continuous)) <= REST_TOL) & \
+        (np.abs(v_new) <= REST_TOL)
+    p_new = np.where(rest, p + d, p_new)
+    v_new = np.where(rest, 0.0, v_new)
+    return p_new, v_new, (v_new - v) / dt
+
+
+class StreamPlanner:
+    """
+    The commanded state of a streaming controller and one message per cycle.
+
+    :param joint_names: (n,) joints of the state (model order).
+    :param velocity_limits: (n,) bounds [rad/s, m/s] (already scaled); inf or <= 0: none.
+    :param acceleration_limits: (n,) bounds [rad/s², m/s²]; inf: none
+        (:func:`acceleration_limits`).
+    :param dt: cycle period [s] (1 / tracking rate).
+    :param continuous: (n,) bool, joints that take the short way round.
+    :param commanded: indices of the joints listed in the messages (the controller's joints),
+        default all.
+
+    :raises ConfigError: dt not positive and finite, or arrays of different lengths.
+    """
+
+    def __init__(self, joint_names: Sequence[str], velocity_limits: Sequence[float],
+                 acceleration_limits: Sequence[float], dt: float,
+                 continuous: Optional[Sequence[bool]] = None,
+                 commanded: Optional[Sequence[int]] = None):
+        n = len(joint_names)
+        if not (math.isfinite(dt) and dt > 0.0):
+            raise ConfigError(f'dt: the cycle period must be > 0 s, got {dt}')
+        vmax = np.asarray(velocity_limits, dtype=float)
+        amax = np.asarray(acceleration_limits, dtype=float)
+        if vmax.shape != (n,) or amax.shape != (n,):
+            raise ConfigError(f'velocity/acceleration limits: expected {n} values each')
+        self.joint_names = list(joint_names)
+        self.vmax = np.where(np.isfinite(vmax) & (vmax > 0.0), vmax, np.inf)
+        self.amax = np.where(amax > 0.0, amax, np.inf)
+        self.dt = float(dt)
+        self.continuous = np.zeros(n, bool) if continuous is None else \
+            np.asarray(continuous, dtype=bool)
+        self.commanded = np.arange(n) if commanded is None else np.asarray(commanded, int)
+        self.positions: Optional[NDArray[np.float64]] = None
+        self.velocities = np.zeros(n)
+
+    @property
+    def active(self) -> bool:
+        """Tell whether a commanded state exists (a stream was started and not reset)."""
+        return self.positions is not None
+
+    @property
+    def at_rest(self) -> bool:
+        """Tell whether the commanded velocity is zero (no stream, or stopped)."""
+        return not np.any(self.velocities)
+
+    @property
+    def can_stop(self) -> bool:
+        """Tell whether every joint can stop within one cycle (|v| <= a_max dt)."""
+        return bool(np.all(np.abs(self.velocities) <= self.amax * self.dt))
+
+    def reset(self, q: Optional[Sequence[float]] = None) -> None:
+        """Start over from rest at ``q`` (n,) (the measured state), or forget the state (None)."""
+        self.positions = None if q is None else np.array(q, dtype=float)
+        self.velocities = np.zeros(len(self.joint_names))
+
+    def step(self, target: Sequence[float]) -> Trajectory:
+        """
+        Advance the commanded state by one cycle toward ``target`` (n,); return the message.
+
+        The message's first point (at ``dt``) is the new commanded state; the following ones
+        continue toward ``target`` to rest at it (at most :data:`MAX_POINTS` points). Only the
+        :attr:`commanded` joints are listed. The state must have been :meth:`reset` first.
+
+        :raises InputError: no state yet, or ``target`` of the wrong length or not finite.
+        """
+        if self.positions is None:
+            raise InputError('stream: no commanded state yet (reset it from the measured one)')
+        q = np.asarray(target, dtype=float).reshape(-1)
+        if q.shape != self.positions.shape or not np.all(np.isfinite(q)):
+            raise InputError(f'target: expected {self.positions.size} finite joint values')
+        p, v = self.positions, self.velocities
+        c = self.commanded
+        states, first = [], None
+        for _ in range(MAX_STEPS):
+            p, v, a = _advance(p, v, q, self.vmax, self.amax, self.dt, self.continuous)
+            first = (p, v) if first is None else first
+            states.append((p[c], v[c], a[c]))
+            if not np.any(v):
+                break
+        self.positions, self.velocities = first
+        keep = np.unique(np.linspace(0, len(states) - 1, min(len(states), MAX_POINTS))
+                         .round().astype(int))
+        ticks = whole_ns_times([(k + 1) * self.dt for k in keep])
+        points = [TrajectoryPoint(states[k][0].copy(), states[k][1].copy(), states[k][2].copy(),
+                                  t) for k, t in zip(keep, ticks)]
+        return Trajectory([self.joint_names[i] for i in self.commanded], points)
