@@ -29,11 +29,13 @@ is the largest one from which the joint can still stop at ``q*``::
     R = D - u dt / 2                       # distance left after this cycle at w = 0
     w_brake = a (-dt/2 + sqrt(dt^2/4 + 2 R / a))   # then D' = w^2 / (2a): braking fits
     w = min(w_brake, R / dt)               # R / dt: land on q* at rest over two cycles
-    w = clip(w, u - a dt, u + a dt, -v_max, v_max)
+    w = clip(w, -v_max, v_max); w - u scaled into [-a dt, a dt]
 
 The joints heading for ``q*`` share one rate (the smallest ``w / D``), so that they move on a
 straight line in joint space and arrive together; once every joint can land on ``q*`` over two
-cycles within its bounds (``w = R / dt``), they all do, exactly. So the commanded velocity never jumps by more than ``a_max · dt`` and the motion ends at rest
+cycles within its bounds (``w = R / dt``), they all do, exactly. The velocity change of a cycle
+is scaled as a whole into the acceleration bounds, keeping its direction. So the commanded
+velocity never jumps by more than ``a_max · dt`` and the motion ends at rest
 exactly at ``q*`` (classical time-optimal braking, discretized; cf. the online trajectory
 generation of Kröger & Wahl 2010 and MoveIt Servo's smoothing). Each message holds the next
 cycle's point and then the continuation of the same law toward ``q*`` until rest, so a late
@@ -118,9 +120,12 @@ def _advance(p, v, target, vmax, amax, dt, continuous):
         # a joint about to pass it (r <= 0) brakes on its own
         ahead = (r > 0.0) & (dist > 0.0)
         rate = float(np.min(cap[ahead] / dist[ahead], initial=np.inf)) if ahead.any() else 0.0
-        w = np.where(ahead, rate * dist, cap)
-        w = np.clip(w, u - step, u + step)
-        w = np.clip(w, -vmax, vmax)
+        w = np.clip(np.where(ahead, rate * dist, cap), -vmax, vmax)
+        # the velocity change is scaled as a whole (its direction kept) into a_max dt
+        change = np.abs(w - u)
+        over = change > step
+        if over.any():
+            w = u + (w - u) * float(np.min(step[over] / change[over]))
     v_new = s * w
     p_new = p + 0.5 * (v + v_new) * dt
     # at rest on the target (to rounding): snap, so the stream ends exactly there
