@@ -99,7 +99,7 @@ def test_stale_joint_states_stop_motion(store):  # noqa: F811
     _, types = store
     robot, tracker = _tracker()
     msg = joint_state(types, robot.joint_names, robot.default_q())
-    assert tracker.state_status(0.0) [0] == WARN  # nothing received yet
+    assert tracker.state_status(0.0)[0] == WARN  # nothing received yet
     tracker.offer_joint_state(msg, now=0.0)
     assert tracker.state_limit() == pytest.approx(5 / robot.config.tracking_rate)
     tracker.offer_goal(_goal(types, reachable_goal(robot, Q_GOAL)))

@@ -172,8 +172,8 @@ def test_node_stream_on_the_panda(store):  # noqa: F811
     assert np.all(np.abs(v) <= vmax + 1e-12)
     assert np.all(np.abs(np.diff(v, axis=0)) <= amax * DT * (1 + 1e-9))
     motion = np.diff(p, axis=0) / DT  # the motion that results, per cycle
-    speed, commanded = np.linalg.norm(motion, axis=1), np.linalg.norm(0.5 * (v[1:] + v[:-1]),
-                                                                        axis=1)
+    speed = np.linalg.norm(motion, axis=1)
+    commanded = np.linalg.norm(0.5 * (v[1:] + v[:-1]), axis=1)
     moving = speed > 0.05 * speed.max()
     np.testing.assert_allclose(commanded[moving], speed[moving], rtol=0.05)
     at_rest = ~np.any(v[1:], axis=1)
