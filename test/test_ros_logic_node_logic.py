@@ -101,7 +101,7 @@ def test_stale_joint_states_stop_motion(store):  # noqa: F811
     msg = joint_state(types, robot.joint_names, robot.default_q())
     assert tracker.state_status(0.0)[0] == WARN  # nothing received yet
     tracker.offer_joint_state(msg, now=0.0)
-    assert tracker.state_limit() == pytest.approx(5 / robot.config.tracking_rate)
+    assert tracker.state_limit() == pytest.approx(max(5 / robot.config.tracking_rate, 0.1))
     tracker.offer_goal(_goal(types, reachable_goal(robot, Q_GOAL)))
     assert tracker.cycle(DT, now=0.01) is not None
     assert tracker.cycle(DT, now=1.0) is None  # 1 s old: no motion
@@ -211,3 +211,25 @@ def test_gate_waits_for_running_callbacks_then_refuses():
         assert open_ is False and gate.closed
     worker.join()
     assert seen == [True]
+
+
+def test_mock_hardware_urdf_loads_and_names_the_joints():
+    import xml.etree.ElementTree as ElementTree
+    from pdls_ik.errors import URDFError
+    from pdls_ik.model import load_urdf
+    from pdls_ik.ros_logic.controller_setup import MOCK_PLUGIN, with_mock_hardware
+    text = bundled_urdf('panda').read_text()
+    joints = [f'panda_joint{i}' for i in range(1, 8)]
+    out = with_mock_hardware(text, joints, {'panda_joint4': -2.356})
+    assert load_urdf(out).joint_names == load_urdf(text).joint_names  # kinematics unchanged
+    tag = ElementTree.fromstring(out).find('ros2_control')
+    assert tag.find('hardware/plugin').text == MOCK_PLUGIN
+    assert [j.get('name') for j in tag.findall('joint')] == joints
+    j4 = tag.findall('joint')[3]
+    assert [c.get('name') for c in j4.findall('command_interface')] == ['position']
+    assert [s.get('name') for s in j4.findall('state_interface')] == ['position', 'velocity']
+    assert float(j4.find("state_interface/param[@name='initial_value']").text) == -2.356
+    with pytest.raises(URDFError, match="joint 'nope'"):
+        with_mock_hardware(text, ['nope'])
+    with pytest.raises(URDFError, match='has a <ros2_control> tag already'):
+        with_mock_hardware(out, joints)

@@ -86,7 +86,7 @@ NODE_PARAMETERS = (
                 read_only=True),
     Declaration('state_timeout', 'double', 0.0,
                 'Age [s] above which the last joint_states is stale (ERROR, motion stopped); '
-                '0: five tracking periods.', 0.0, 60.0),
+                '0: five tracking periods, at least 0.1 s.', 0.0, 60.0),
 )
 
 

@@ -68,8 +68,10 @@ MODES = ('tracking', 'one_shot')
 #: gap [rad or m] between the measured and the commanded state at rest beyond which a new
 #: stream starts from the measured one (the robot was moved by something else)
 RESYNC_TOL = 1e-3
-#: stale joint_states: default age limit in tracking periods (``state_timeout`` 0)
+#: stale joint_states: default age limit in tracking periods (``state_timeout`` 0), and its
+#: floor [s] (a loaded machine delays messages by tens of milliseconds)
 STALE_PERIODS = 5
+STALE_MIN = 0.1
 
 
 @dataclass(frozen=True)
@@ -132,7 +134,7 @@ class Tracker:
 
     :param controller_names: the ``controller_joints`` parameter (:func:`controller_joints`).
     :param state_timeout: age [s] above which received joint states are stale; 0: five
-        tracking periods (:data:`STALE_PERIODS`).
+        tracking periods (:data:`STALE_PERIODS`), at least :data:`STALE_MIN`.
     """
 
     def __init__(self, robot: Robot, mode: str = 'tracking',
@@ -235,7 +237,7 @@ class Tracker:
         """Age [s] above which a received joint state is stale."""
         if self.state_timeout > 0.0:
             return self.state_timeout
-        return STALE_PERIODS / self._robot.config.tracking_rate
+        return max(STALE_PERIODS / self._robot.config.tracking_rate, STALE_MIN)
 
     def state_age(self, now: float) -> Optional[float]:
         """Age [s] of the last joint state at ``now``; None before the first one (or untimed)."""
