@@ -224,3 +224,21 @@ class StreamPlanner:
         points = [TrajectoryPoint(states[k][0].copy(), states[k][1].copy(), states[k][2].copy(),
                                   t) for k, t in zip(keep, ticks)]
         return Trajectory([self.joint_names[i] for i in self.commanded], points)
+
+
+def planner_for(linkage, config, dt: float, commanded: Optional[Sequence[int]] = None
+                ) -> StreamPlanner:
+    """
+    Build the streaming planner of a robot, as ``pdls_ik_node`` and ``pdls-ik demo`` use it.
+
+    :param linkage: the model (``joint_names``, ``velocity_limits``, ``continuous``).
+    :param config: :class:`pdls_ik.config.IKConfig` (``velocity_scaling``,
+        ``max_acceleration``, ``acceleration_scaling``).
+    :param dt: cycle period [s].
+    :param commanded: model indices of the controller's joints (default all).
+    """
+    vmax = np.asarray(linkage.velocity_limits, dtype=float)
+    return StreamPlanner(linkage.joint_names, vmax * config.velocity_scaling,
+                         acceleration_limits(vmax, config.max_acceleration,
+                                             config.acceleration_scaling),
+                         dt, linkage.continuous, commanded)

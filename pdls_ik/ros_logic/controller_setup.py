@@ -47,7 +47,7 @@ def with_mock_hardware(description: str, joints: Sequence[str],
     except ElementTree.ParseError as exc:
         raise URDFError(f'robot description is not XML: {exc}') from None
     if root.tag != 'robot':
-        raise URDFError(f"robot description: root element is <{root.tag}>, not <robot>")
+        raise URDFError(f'robot description: root element is <{root.tag}>, not <robot>')
     if root.find('ros2_control') is not None:
         raise URDFError('robot description has a <ros2_control> tag already: use it as is')
     known = {j.get('name') for j in root.findall('joint')}

@@ -57,7 +57,7 @@ from pdls_ik.msgs.geometry import ParsedPose
 from pdls_ik.msgs.joint_state import has_positions, joint_state_to_q, JointMatch
 from pdls_ik.ros_logic.frames import goal_in_base
 from pdls_ik.ros_logic.robot import Robot
-from pdls_ik.streaming import acceleration_limits, braking_horizon, StreamPlanner
+from pdls_ik.streaming import braking_horizon, planner_for, StreamPlanner
 from pdls_ik.trajectory import plan_to, select_joints, Trajectory
 
 #: relative decrease of the goal error below which a cycle makes no progress
@@ -161,12 +161,8 @@ class Tracker:
         self._q_solution: Optional[NDArray[np.float64]] = None
 
     def _new_stream(self, robot: Robot) -> StreamPlanner:
-        cfg, linkage = robot.config, robot.linkage
-        vmax = np.asarray(linkage.velocity_limits, dtype=float)
-        return StreamPlanner(robot.joint_names, vmax * cfg.velocity_scaling,
-                             acceleration_limits(vmax, cfg.max_acceleration,
-                                                 cfg.acceleration_scaling),
-                             1.0 / cfg.tracking_rate, linkage.continuous, self._commanded)
+        return planner_for(robot.linkage, robot.config, 1.0 / robot.config.tracking_rate,
+                           self._commanded)
 
     @property
     def robot(self) -> Robot:
