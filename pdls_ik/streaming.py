@@ -38,7 +38,8 @@ is scaled as a whole into the acceleration bounds, keeping its direction. So the
 velocity never jumps by more than ``a_max · dt`` and the motion ends at rest
 exactly at ``q*`` (classical time-optimal braking, discretized; cf. the online trajectory
 generation of Kröger & Wahl 2010 and MoveIt Servo's smoothing). Each message holds the next
-cycle's point and then the continuation of the same law toward ``q*`` until rest, so a late
+cycle's point and then the continuation of the same law toward ``q*`` until rest (on a coarser
+grid, :data:`TAIL_STEP`), so a late
 message never leaves the controller at a trajectory end with speed. Point times are whole
 nanoseconds, strictly increasing, the first one ``dt`` after the start (the controller
 interpolates from its own commanded state at reception).
@@ -58,6 +59,9 @@ DEFAULT_ACCELERATION_TIME = 0.2
 #: largest number of points of one streamed message (a longer continuation to rest is sampled
 #: evenly, its first and last points kept)
 MAX_POINTS = 100
+#: time step [s] of the continuation to rest after a message's first point (at least dt): the
+#: same law on a coarser grid, within the same bounds
+TAIL_STEP = 0.04
 #: largest number of cycles simulated to rest
 MAX_STEPS = 100_000
 #: distance [rad or m] and speed [rad/s or m/s] below which a joint counts as at rest at q*
@@ -100,37 +104,45 @@ def braking_horizon(velocity_limits: Sequence[float], acceleration_limits: Seque
     return 2.0 * float(dt) + brake
 
 
-def _advance(p, v, target, vmax, amax, dt, continuous):
-    """One cycle of the braking law (module docstring): new (p', v', a) (n,) each."""
+def _advance(p, v, target, vmax, amax, dt, continuous, c):
+    """
+    One cycle of the braking law (module docstring): new (p', v', a) (n,) each.
+
+    ``c`` (n,) is the target's velocity: the law runs in the target's frame (velocities
+    relative to ``c``), so that a moving target is followed without lag.
+    """
     d = joint_delta(p, target, continuous)
     s = np.where(d < 0.0, -1.0, 1.0)
-    dist, u = np.abs(d), v * s
+    dist, u = np.abs(d), (v - c) * s
     r = dist - 0.5 * u * dt
     finite = np.isfinite(amax)
     a = np.where(finite, amax, 1.0)
     step = np.where(finite, amax * dt, np.inf)
-    deadbeat = r / dt  # lands on the target at rest over two cycles
-    if np.all((np.abs(deadbeat - u) <= step) & (np.abs(deadbeat) <= np.minimum(step, vmax))):
+    bounds = np.sort(np.stack([(-vmax - c) * s, (vmax - c) * s]), axis=0)
+    low, high = bounds[0], bounds[1]
+    deadbeat = r / dt  # lands on the target (at its velocity) over two cycles
+    if np.all((np.abs(deadbeat - u) <= step) & (np.abs(deadbeat) <= step) &
+              (deadbeat >= low) & (deadbeat <= high)):
         w = deadbeat
     else:
         root = np.sqrt(0.25 * dt * dt + 2.0 * np.maximum(r, 0.0) / a)
         w_brake = np.where(finite & (r >= 0.0), a * (root - 0.5 * dt), np.inf)
-        cap = np.minimum(np.minimum(w_brake, deadbeat), vmax)
+        cap = np.minimum(np.minimum(w_brake, deadbeat), high)
         # joints heading for the target share one time law (a straight line in joint space);
         # a joint about to pass it (r <= 0) brakes on its own
         ahead = (r > 0.0) & (dist > 0.0)
         rate = float(np.min(cap[ahead] / dist[ahead], initial=np.inf)) if ahead.any() else 0.0
-        w = np.clip(np.where(ahead, rate * dist, cap), -vmax, vmax)
+        w = np.clip(np.where(ahead, rate * dist, cap), low, high)
         # the velocity change is scaled as a whole (its direction kept) into a_max dt
         change = np.abs(w - u)
         over = change > step
         if over.any():
             w = u + (w - u) * float(np.min(step[over] / change[over]))
-    v_new = s * w
+    v_new = c + s * w
     p_new = p + 0.5 * (v + v_new) * dt
-    # at rest on the target (to rounding): snap, so the stream ends exactly there
+    # at rest on a still target (to rounding): snap, so the stream ends exactly there
     rest = (np.abs(joint_delta(p_new, target, continuous)) <= REST_TOL) & \
-        (np.abs(v_new) <= REST_TOL)
+        (np.abs(v_new) <= REST_TOL) & (c == 0.0)
     p_new = np.where(rest, p + d, p_new)
     v_new = np.where(rest, 0.0, v_new)
     return p_new, v_new, (v_new - v) / dt
@@ -193,14 +205,18 @@ class StreamPlanner:
         self.positions = None if q is None else np.array(q, dtype=float)
         self.velocities = np.zeros(len(self.joint_names))
 
-    def step(self, target: Sequence[float]) -> Trajectory:
+    def step(self, target: Sequence[float],
+             target_velocity: Optional[Sequence[float]] = None) -> Trajectory:
         """
         Advance the commanded state by one cycle toward ``target`` (n,); return the message.
 
         The message's first point (at ``dt``) is the new commanded state; the following ones
-        continue toward ``target`` to rest at it (at most :data:`MAX_POINTS` points). Only the
-        :attr:`commanded` joints are listed. The state must have been :meth:`reset` first.
+        continue toward ``target``, held still, to rest on it (at most :data:`MAX_POINTS`
+        points). Only the :attr:`commanded` joints are listed. The state must have been
+        :meth:`reset` first.
 
+        :param target_velocity: (n,) velocity of a moving target [rad/s, m/s] (a goal stream),
+            followed in this cycle (feed-forward, within ``v_max``); None: a still target.
         :raises InputError: no state yet, or ``target`` of the wrong length or not finite.
         """
         if self.positions is None:
@@ -208,19 +224,25 @@ class StreamPlanner:
         q = np.asarray(target, dtype=float).reshape(-1)
         if q.shape != self.positions.shape or not np.all(np.isfinite(q)):
             raise InputError(f'target: expected {self.positions.size} finite joint values')
-        p, v = self.positions, self.velocities
-        c = self.commanded
-        states, first = [], None
+        still = np.zeros(q.shape)
+        c = still if target_velocity is None else \
+            np.clip(np.nan_to_num(np.asarray(target_velocity, dtype=float)), -self.vmax,
+                    self.vmax)
+        sel = self.commanded
+        p, v, a = _advance(self.positions, self.velocities, q, self.vmax, self.amax, self.dt,
+                           self.continuous, c)
+        self.positions, self.velocities = p, v
+        states, times = [(p[sel], v[sel], a[sel])], [self.dt]
+        tail = max(self.dt, TAIL_STEP)
         for _ in range(MAX_STEPS):
-            p, v, a = _advance(p, v, q, self.vmax, self.amax, self.dt, self.continuous)
-            first = (p, v) if first is None else first
-            states.append((p[c], v[c], a[c]))
             if not np.any(v):
                 break
-        self.positions, self.velocities = first
+            p, v, a = _advance(p, v, q, self.vmax, self.amax, tail, self.continuous, still)
+            states.append((p[sel], v[sel], a[sel]))
+            times.append(times[-1] + tail)
         keep = np.unique(np.linspace(0, len(states) - 1, min(len(states), MAX_POINTS))
                          .round().astype(int))
-        ticks = whole_ns_times([(k + 1) * self.dt for k in keep])
+        ticks = whole_ns_times([times[k] for k in keep])
         points = [TrajectoryPoint(states[k][0].copy(), states[k][1].copy(), states[k][2].copy(),
                                   t) for k, t in zip(keep, ticks)]
         return Trajectory([self.joint_names[i] for i in self.commanded], points)

@@ -62,6 +62,8 @@ from std_msgs.msg import Float64MultiArray, String
 from trajectory_msgs.msg import JointTrajectory
 
 NODE_NAME = 'pdls_ik_node'
+#: delay of the first diagnostics after start [s] (then every diagnostics_period)
+FIRST_DIAGNOSTICS = 0.3
 #: longest wait for running callbacks at shutdown [s]
 CLOSE_WAIT = 5.0
 
@@ -122,6 +124,8 @@ class PDLSIKNode(Node):
         self._tracking_timer = self._make_tracking_timer()
         self._echo_timer = self._make_echo_timer()
         self.create_timer(values['diagnostics_period'], self._on_diagnostics_timer)
+        # and once soon after start (subscribers have found the topic by then), whatever loads
+        self._first_diagnostics = self.create_timer(FIRST_DIAGNOSTICS, self._on_first_diagnostics)
         self.add_on_set_parameters_callback(self._on_set_parameters)
         self.publish_diagnostics()  # at once: a first start may load kernels for a minute
         tip = self.config.tip_link
@@ -162,7 +166,6 @@ class PDLSIKNode(Node):
                           f"'{robot.tip_link}', controller joints: {joints}")
             self.board.ok('solver', 'ready: waiting for a goal')
             self.get_logger().info(f'{NODE_NAME} ready: solver kernels loaded')
-            self._sync_timers()
             goal, self._pending_goal = self._pending_goal, None
             if goal is not None:
                 self._offer_goal(goal)
@@ -379,6 +382,10 @@ class PDLSIKNode(Node):
                 level, message = tracker.state_status(time.monotonic(), self._last_match)
                 self.board.set('joint_states', level, message)
             self.publish_diagnostics()
+
+    def _on_first_diagnostics(self) -> None:
+        self._first_diagnostics.cancel()
+        self._on_diagnostics_timer()
 
     def publish_diagnostics(self) -> None:
         """Publish every current status on /diagnostics."""

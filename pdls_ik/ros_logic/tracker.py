@@ -153,6 +153,8 @@ class Tracker:
         self._goal_seq = 0
         #: (n,) the solution the commanded state lands on once it meets the goal
         self._landing: Optional[NDArray[np.float64]] = None
+        #: (n,) the previous cycle's solution when it was not bounded by the velocity box
+        self._previous_solution: Optional[NDArray[np.float64]] = None
         self._idle_cycles = 0
         self._best_error = math.inf
         self._q_measured: Optional[NDArray[np.float64]] = None
@@ -310,16 +312,18 @@ class Tracker:
         if self.mode == 'one_shot':
             return self._one_shot(robot, solver, target, seq, q_from)
         stream.dt = float(dt)
-        horizon = braking_horizon(stream.vmax, stream.amax, dt)
-        result = solver.track(target, q_from, horizon)
+        result = solver.track(target, q_from, dt)
+        q_star = np.asarray(result.q, dtype=float)
         landing = self._landing
         if landing is None and result.success and stream.can_stop:
             # a solution of the goal, and a motion that can turn toward it: land there and stay
             # (solutions recomputed each cycle drift in the null space with the posture task,
             # and a motion chasing them would never come to rest)
-            landing = self._landing = np.asarray(result.q, dtype=float)
-        trajectory = stream.step(np.asarray(result.q if landing is None else landing,
-                                            dtype=float))
+            landing = self._landing = q_star
+        target_q, velocity = self._aim(stream, solver, target, q_from, q_star, result.success,
+                                       dt)
+        trajectory = stream.step(target_q if landing is None else landing,
+                                 None if landing is not None else velocity)
         commanded = stream.positions.copy()
         position_left, orientation_left = solver.errors(commanded)
         error = float(position_left) + float(orientation_left)
@@ -341,6 +345,34 @@ class Tracker:
         status = tracking_status(result, phase, position_left, orientation_left,
                                  hardware_id=robot.linkage.name, detail=detail)
         return CycleOutput(q_from, result, trajectory, commanded, status, reached or stalled)
+
+    def _aim(self, stream: StreamPlanner, solver, target, q_from, q_star, success: bool,
+             dt: float):
+        """
+        Return the stream's target (n,) and its velocity (n,) or None for this cycle's solution.
+
+        A cycle bounded by the velocity box (a far goal) gives only the first step of the way:
+        a second tracking solve over the braking horizon gives a target far enough ahead for
+        the stream to move at full speed and still stop on time. Otherwise the solution is the
+        target, and the change of solution since the previous cycle (a moving goal) its
+        velocity, so that a goal stream is followed without lag; a change larger than the
+        velocity box is a jump (new goal), not a motion to follow.
+        """
+        reach = stream.vmax * dt
+        step = np.abs(q_star - q_from)
+        free = solver.free
+        saturated = not success and bool(np.any(step[free] >= (1.0 - 1e-6) * reach[free]))
+        previous, self._previous_solution = self._previous_solution, None
+        if saturated:
+            horizon = braking_horizon(stream.vmax, stream.amax, dt)
+            return np.asarray(solver.track(target, q_from, horizon).q, dtype=float), None
+        self._previous_solution = q_star
+        if previous is None:
+            return q_star, None
+        change = q_star - previous
+        if np.any(np.abs(change) > reach):
+            return q_star, None
+        return q_star, change / dt
 
     def _moved(self) -> bool:
         """Tell whether the measured state is off the commanded one at rest (moved by others)."""
