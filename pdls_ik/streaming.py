@@ -20,29 +20,31 @@ each message (ros2_controllers' joint_trajectory_controller, MoveIt Servo's cons
 smoothly only if every message continues the motion it is executing: the same position *and*
 velocity at the switch, velocities that are the motion's own, and rest only at the goal.
 :class:`StreamPlanner` keeps that commanded state ``(p, v)`` (n,) and advances it by one cycle
-``dt`` toward the cycle's IK solution ``q*`` per joint, under a velocity bound ``v_max`` and an
-acceleration bound ``a_max``, with constant acceleration within a cycle
-(``p' = p + (v + v') dt / 2``, so a cubic or quintic spline through the points is exactly that
-motion). The new velocity ``w`` (toward ``q*``, distance ``D``, current velocity ``u`` toward it)
-is the largest one from which the joint can still stop at ``q*``::
+``dt`` toward the cycle's target ``q*`` (an IK solution), under a velocity bound ``v_max`` and an
+acceleration bound ``a_max``, with constant acceleration within a cycle:
+``p' = p + (v + v') dt / 2``. The cubic spline a controller draws through points given with
+positions and velocities is then exactly that motion (accelerations are left out).
 
-    R = D - u dt / 2                       # distance left after this cycle at w = 0
+Per joint, with ``D`` the distance to ``q*``, ``c`` the target's own velocity (a moving goal;
+0 for a still one) and ``u`` the velocity toward the target relative to ``c``, the new relative
+velocity ``w`` is the largest from which the joint can still meet the target::
+
+    R = D - u dt / 2                               # distance left after this cycle at w = 0
     w_brake = a (-dt/2 + sqrt(dt^2/4 + 2 R / a))   # then D' = w^2 / (2a): braking fits
-    w = min(w_brake, R / dt)               # R / dt: land on q* at rest over two cycles
-    w = clip(w, -v_max, v_max); w - u scaled into [-a dt, a dt]
+    w = min(w_brake, R / dt)                       # R / dt: meet q* over two cycles
+    v' = c + w, within +-v_max; v' - v scaled as a whole into +-a_max dt
 
 The joints heading for ``q*`` share one rate (the smallest ``w / D``), so that they move on a
-straight line in joint space and arrive together; once every joint can land on ``q*`` over two
-cycles within its bounds (``w = R / dt``), they all do, exactly. The velocity change of a cycle
+straight line in joint space and arrive together; once every joint can meet ``q*`` over two
+cycles within its bounds (``w = R / dt``), they all do, exactly; the velocity change of a cycle
 is scaled as a whole into the acceleration bounds, keeping its direction. So the commanded
-velocity never jumps by more than ``a_max · dt`` and the motion ends at rest
-exactly at ``q*`` (classical time-optimal braking, discretized; cf. the online trajectory
-generation of Kröger & Wahl 2010 and MoveIt Servo's smoothing). Each message holds the next
-cycle's point and then the continuation of the same law toward ``q*`` until rest (on a coarser
-grid, :data:`TAIL_STEP`), so a late
-message never leaves the controller at a trajectory end with speed. Point times are whole
-nanoseconds, strictly increasing, the first one ``dt`` after the start (the controller
-interpolates from its own commanded state at reception).
+velocity never jumps by more than ``a_max · dt``, a still target is met at rest exactly, and a
+moving one is followed without lag (classical time-optimal braking, discretized; cf. the online
+trajectory generation of Kröger & Wahl 2010). Each message holds the next cycle's point and then
+the continuation of the same law toward ``q*`` held still, until rest (on a coarser grid,
+:data:`TAIL_STEP`), so a late message never leaves the controller at a trajectory end with
+speed. Point times are whole nanoseconds, strictly increasing, the first one ``dt`` after the
+start (the controller interpolates from its own commanded state at reception).
 """
 from __future__ import annotations
 
@@ -243,8 +245,10 @@ class StreamPlanner:
         keep = np.unique(np.linspace(0, len(states) - 1, min(len(states), MAX_POINTS))
                          .round().astype(int))
         ticks = whole_ns_times([times[k] for k in keep])
-        points = [TrajectoryPoint(states[k][0].copy(), states[k][1].copy(), states[k][2].copy(),
-                                  t) for k, t in zip(keep, ticks)]
+        # no accelerations: a controller then interpolates each segment with a cubic, which for
+        # these points (p1 - p0 = (v0 + v1) dt / 2) is exactly the constant-acceleration motion
+        points = [TrajectoryPoint(states[k][0].copy(), states[k][1].copy(), None, t)
+                  for k, t in zip(keep, ticks)]
         return Trajectory([self.joint_names[i] for i in self.commanded], points)
 
 

@@ -174,7 +174,7 @@ def test_goal_to_trajectory_solution_and_diagnostics(ros):
 
     def reaching():
         for msg in reversed(probe.messages('trajectory')):
-            q = np.array(msg.points[-1].positions)
+            q = np.r_[msg.points[-1].positions, 0.0]  # the arm; the finger (no effect)
             reached = linkage.forward_kinematics(q, 'panda_link8')
             if np.linalg.norm(reached[:3, 3] - target[:3, 3]) <= 1e-5:
                 return msg

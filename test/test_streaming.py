@@ -90,6 +90,14 @@ def test_messages_continue_each_other_and_end_at_rest(store):  # noqa: F811
         # the tail continues the motion within the bounds
         vel = np.array([pt.velocities for pt in traj.points])
         assert np.all(np.abs(vel) <= VMAX + 1e-12)
+        # a controller's cubic through (position, velocity) points is the law's motion itself:
+        # p1 - p0 = (v0 + v1) dt / 2 on every segment, from the commanded state at t = 0 on
+        pos = np.vstack([p[k], [pt.positions for pt in traj.points]])
+        vel = np.vstack([v[k], vel])
+        t = np.r_[0.0, [pt.time_from_start for pt in traj.points]]
+        np.testing.assert_allclose(np.diff(pos, axis=0),
+                                   0.5 * (vel[1:] + vel[:-1]) * np.diff(t)[:, None], atol=1e-12)
+        assert all(pt.accelerations is None for pt in traj.points)
 
 
 def test_planner_rejects_bad_input():
