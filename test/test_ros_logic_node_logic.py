@@ -28,11 +28,12 @@ from pdls_ik.errors import ConfigError
 from pdls_ik.msgs import (float64_multi_array, joint_state, multi_array_values, pose_from_msg,
                           pose_stamped)
 from pdls_ik.resources import bundled_urdf
+from pdls_ik.ros_logic.controller_setup import controller_joints
 from pdls_ik.ros_logic.gate import CallbackGate
 from pdls_ik.ros_logic.loader import Loader, LOADING
 from pdls_ik.ros_logic.markers import RateLimiter
 from pdls_ik.ros_logic.robot import build_robot
-from pdls_ik.ros_logic.tracker import controller_joints, STALL_CYCLES, Tracker
+from pdls_ik.ros_logic.tracker import STALL_CYCLES, Tracker
 import pytest
 import ros_support
 from ros_support import reachable_goal

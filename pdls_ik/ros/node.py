@@ -45,13 +45,14 @@ from pdls_ik.msgs.moveit import ik_response
 from pdls_ik.ros.parameters import AliasMirror, changes_of, declare_all
 from pdls_ik.ros.spin import run_node
 from pdls_ik.ros_logic.board import Board
+from pdls_ik.ros_logic.controller_setup import controller_joints
 from pdls_ik.ros_logic.gate import CallbackGate
 from pdls_ik.ros_logic.ik_service import IKService
 from pdls_ik.ros_logic.loader import Loader, LOADING
 from pdls_ik.ros_logic.parameters import (apply_changes, COMMAND_OUT_TYPES, config_from_values,
                                           node_settings, read_only_names)
 from pdls_ik.ros_logic.robot import build_robot
-from pdls_ik.ros_logic.tracker import controller_joints, Tracker
+from pdls_ik.ros_logic.tracker import Tracker
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.executors import MultiThreadedExecutor

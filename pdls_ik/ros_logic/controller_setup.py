@@ -13,23 +13,59 @@
 # limitations under the License.
 
 """
-A URDF for ros2_control's mock hardware (ROS-free, used by ``launch/controller.launch.py``).
+What a ros2_control controller needs of the node and of the robot description (ROS-free).
 
-:func:`with_mock_hardware` adds a ``<ros2_control>`` tag with ``mock_components/GenericSystem``
-to a robot description: one position command interface and position and velocity state
-interfaces per commanded joint, each starting at ``initial`` (or the middle of its limits), as
-ros2_control's demos do. Mimic joints are left out (the hardware commands the master).
+:func:`controller_joints`: the joints the node's messages list (the controller's joints).
+
+:func:`with_mock_hardware` (used by ``launch/controller.launch.py``) adds a ``<ros2_control>``
+tag with ``mock_components/GenericSystem`` to a robot description: one position command
+interface and position and velocity state interfaces per commanded joint, each starting at
+``initial`` (else 0), as ros2_control's demos do.
 """
 from __future__ import annotations
 
-from typing import Mapping, Optional, Sequence
+from typing import List, Mapping, Optional, Sequence
 import xml.etree.ElementTree as ElementTree
 
-from pdls_ik.errors import URDFError
+import numpy as np
+from numpy.typing import NDArray
+from pdls_ik.errors import ConfigError, URDFError
 
 #: the tag's name and plugin
 SYSTEM_NAME = 'pdls_ik_mock_system'
 MOCK_PLUGIN = 'mock_components/GenericSystem'
+
+
+def controller_joints(robot, solver, names: Sequence[str] = ()
+                      ) -> Optional[NDArray[np.int64]]:
+    """
+    Model indices of the joints a controller owns, in the controller's order.
+
+    With ``solver`` None and no names, only checks (returns None).
+
+    :param names: the ``controller_joints`` parameter; empty: the joints the solver moves (the
+        chain's joints and those of its extra tasks), in model order: no mimic followers, no
+        joints of other branches.
+    :raises ConfigError: a name that is not an active joint of the model (a mimic follower,
+        a fixed or unknown joint), or given twice.
+    """
+    if not names:
+        return None if solver is None else np.flatnonzero(solver.free)
+    index = {name: i for i, name in enumerate(robot.joint_names)}
+    mimic = {j.name: j.mimic for j in getattr(robot.linkage, 'joints', [])
+             if getattr(j, 'mimic', None)}
+    out: List[int] = []
+    for name in names:
+        if name in mimic:
+            raise ConfigError(f"parameter 'controller_joints': joint '{name}' mimics "
+                              f"'{mimic[name]}' (a controller commands the master only)")
+        if name not in index:
+            raise ConfigError(f"parameter 'controller_joints': '{name}' is not a moving joint "
+                              f"of robot '{robot.linkage.name}'")
+        if index[name] in out:
+            raise ConfigError(f"parameter 'controller_joints': '{name}' given twice")
+        out.append(index[name])
+    return np.array(out, dtype=int)
 
 
 def with_mock_hardware(description: str, joints: Sequence[str],

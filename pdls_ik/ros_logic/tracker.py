@@ -58,9 +58,9 @@ import numpy as np
 from numpy.typing import NDArray
 from pdls_ik.diagnostics import (APPROACHING, DiagnosticStatus, ERROR, OK, REACHED, STALLED,
                                  tracking_status, UNREACHABLE, WARN)
-from pdls_ik.errors import ConfigError
 from pdls_ik.msgs.geometry import ParsedPose
 from pdls_ik.msgs.joint_state import has_positions, joint_state_to_q, JointMatch
+from pdls_ik.ros_logic.controller_setup import controller_joints
 from pdls_ik.ros_logic.frames import goal_in_base
 from pdls_ik.ros_logic.robot import Robot
 from pdls_ik.streaming import braking_horizon, planner_for, StreamPlanner
@@ -100,38 +100,6 @@ class CycleOutput:
     commanded: NDArray[np.float64]
     status: DiagnosticStatus
     goal_done: bool
-
-
-def controller_joints(robot: Robot, solver, names: Sequence[str] = ()
-                      ) -> Optional[NDArray[np.int64]]:
-    """
-    Model indices of the joints a controller owns, in the controller's order.
-
-    With ``solver`` None and no names, only checks (returns None).
-
-    :param names: the ``controller_joints`` parameter; empty: the joints the solver moves (the
-        chain's joints and those of its extra tasks), in model order: no mimic followers, no
-        joints of other branches.
-    :raises ConfigError: a name that is not an active joint of the model (a mimic follower,
-        a fixed or unknown joint), or given twice.
-    """
-    if not names:
-        return None if solver is None else np.flatnonzero(solver.free)
-    index = {name: i for i, name in enumerate(robot.joint_names)}
-    mimic = {j.name: j.mimic for j in getattr(robot.linkage, 'joints', [])
-             if getattr(j, 'mimic', None)}
-    out: List[int] = []
-    for name in names:
-        if name in mimic:
-            raise ConfigError(f"parameter 'controller_joints': joint '{name}' mimics "
-                              f"'{mimic[name]}' (a controller commands the master only)")
-        if name not in index:
-            raise ConfigError(f"parameter 'controller_joints': '{name}' is not a moving joint "
-                              f"of robot '{robot.linkage.name}'")
-        if index[name] in out:
-            raise ConfigError(f"parameter 'controller_joints': '{name}' given twice")
-        out.append(index[name])
-    return np.array(out, dtype=int)
 
 
 class Tracker:
