@@ -288,3 +288,27 @@ def test_far_goal_reached_by_tracking_cycles_alone(store):  # noqa: F811
     # closer and closer (the path is straight in joint space, not in the task space)
     assert left[len(left) // 2] < 0.25 * left[0] and left[-1] < 1e-4
     assert all(o.status.level == OK for o in outs)
+
+
+def test_same_goal_resent_neither_restarts_nor_reopens(store):  # noqa: F811
+    """A goal re-sent at 20 Hz (or a marker held still) continues the approach, then stays done."""
+    _, types = store
+    robot = panda_robot()
+    once = Tracker(robot)
+    goal = reachable_goal(robot, Q_GOAL)
+    _offer(once, types, goal)
+    cycles_once = len(_run(once))
+    resent = Tracker(robot)
+    outs = []
+    _offer(resent, types, goal)
+    while resent.has_goal and len(outs) < 1000:
+        if len(outs) % 5 == 0:
+            _offer(resent, types, goal)  # every 5th cycle: 20 Hz at 100 Hz
+        outs.append(resent.cycle(DT))
+    assert len(outs) == cycles_once and outs[-1].status.values['goal'] == 'reached'
+    _offer(resent, types, goal)
+    assert not resent.has_goal and resent.cycle(DT) is None  # reached: stays so
+    moved = goal.copy()
+    moved[2, 3] += 0.01
+    _offer(resent, types, moved)  # another goal: a new approach
+    assert resent.has_goal

@@ -124,6 +124,8 @@ class Tracker:
         self._commanded = controller_joints(robot, self._solver, self.controller_names)
         self._stream = self._new_stream(robot)
         self._goal: Optional[NDArray[np.float64]] = None
+        #: (4, 4) the last goal offered (active or finished)
+        self._last_target: Optional[NDArray[np.float64]] = None
         self._goal_seq = 0
         #: (n,) the solution the commanded state lands on once it meets the goal
         self._landing: Optional[NDArray[np.float64]] = None
@@ -169,7 +171,7 @@ class Tracker:
             if same_joints and old.active:
                 self._stream.positions, self._stream.velocities = old.positions, old.velocities
             if not same_joints:
-                self._goal = self._q_measured = self._q_solution = None
+                self._goal = self._q_measured = self._q_solution = self._last_target = None
                 self._measured_at = None
 
     def current_q(self) -> NDArray[np.float64]:
@@ -249,11 +251,29 @@ class Tracker:
         with self._lock:
             target = goal_in_base(self._robot.linkage, self._robot.base_link, goal,
                                   self._current_q_locked())
-            self._goal = target
+            if self._same_goal(target):
+                # the same goal re-sent (a marker held still, a goal repeated at 20 Hz): the
+                # approach, its landing point and its progress count go on; a goal reached or
+                # given up stays so, unless the robot was moved away meanwhile
+                if self._goal is None and self._moved():
+                    self._goal = target
+                return target
+            self._goal, self._last_target = target, target
             self._goal_seq += 1
             self._landing = None
             self._idle_cycles, self._best_error = 0, math.inf
         return target
+
+    def _same_goal(self, target: NDArray[np.float64]) -> bool:
+        """Tell whether ``target`` (4, 4) is the last goal within the solver's tolerances."""
+        last = self._last_target
+        if last is None:
+            return False
+        cfg = self._robot.config
+        moved = float(np.linalg.norm(target[:3, 3] - last[:3, 3]))
+        cos = 0.5 * (float(np.trace(last[:3, :3].T @ target[:3, :3])) - 1.0)
+        turned = math.acos(min(1.0, max(-1.0, cos)))
+        return moved <= 0.1 * cfg.position_tolerance and turned <= 0.1 * cfg.orientation_tolerance
 
     @property
     def has_goal(self) -> bool:
@@ -350,7 +370,7 @@ class Tracker:
 
     def _moved(self) -> bool:
         """Tell whether the measured state is off the commanded one at rest (moved by others)."""
-        if self._q_measured is None:
+        if self._q_measured is None or self._stream.positions is None:
             return False
         gap = np.abs(self._q_measured - self._stream.positions)[self._commanded]
         return bool(np.any(gap > RESYNC_TOL))
