@@ -102,6 +102,17 @@ class CycleOutput:
     goal_done: bool
 
 
+@dataclass
+class _Segment:
+    """A goal of a stream: the solutions it runs between, over ``cycles`` cycles."""
+
+    seq: int
+    since: int
+    anchor: Optional[NDArray[np.float64]]
+    cycles: int
+    solution: NDArray[np.float64]
+
+
 class Tracker:
     """
     Latest goal and joint state of one robot, and the solve cycle (thread-safe).
@@ -130,7 +141,9 @@ class Tracker:
         #: (n,) the solution the commanded state lands on once it meets the goal
         self._landing: Optional[NDArray[np.float64]] = None
         #: (n,) the previous cycle's solution when it was not bounded by the velocity box
-        self._previous_solution: Optional[NDArray[np.float64]] = None
+        #: the goal-stream segment in progress (cycles not bounded by the velocity box)
+        self._previous_solution: Optional[_Segment] = None
+        self._cycle_count = 0
         self._idle_cycles = 0
         self._best_error = math.inf
         self._q_measured: Optional[NDArray[np.float64]] = None
@@ -314,8 +327,8 @@ class Tracker:
             # (solutions recomputed each cycle drift in the null space with the posture task,
             # and a motion chasing them would never come to rest)
             landing = self._landing = q_star
-        target_q, velocity = self._aim(stream, solver, target, q_from, q_star, result.success,
-                                       dt)
+        target_q, velocity = self._aim(stream, solver, target, seq, q_from, q_star,
+                                       result.success, dt)
         trajectory = stream.step(target_q if landing is None else landing,
                                  None if landing is not None else velocity)
         commanded = stream.positions.copy()
@@ -340,33 +353,52 @@ class Tracker:
                                  hardware_id=robot.linkage.name, detail=detail)
         return CycleOutput(q_from, result, trajectory, commanded, status, reached or stalled)
 
-    def _aim(self, stream: StreamPlanner, solver, target, q_from, q_star, success: bool,
-             dt: float):
+    def _aim(self, stream: StreamPlanner, solver, target, seq: int, q_from, q_star,
+             success: bool, dt: float):
         """
         Return the stream's target (n,) and its velocity (n,) or None for this cycle's solution.
 
         A cycle bounded by the velocity box (a far goal) gives only the first step of the way:
         a second tracking solve over the braking horizon gives a target far enough ahead for
-        the stream to move at full speed and still stop on time. Otherwise the solution is the
-        target, and the change of solution since the previous cycle (a moving goal) its
-        velocity, so that a goal stream is followed without lag; a change larger than the
-        velocity box is a jump (new goal), not a motion to follow.
+        the stream to move at full speed and still stop on time (or the goal's solution, when
+        that solve reaches it). The solution is the target; for a goal stream, the target runs
+        from the previous goal's solution to the new one over the cycles that separated the two
+        goals, at that velocity (followed without lag at 100 Hz, without stop-and-go at 20 Hz);
+        a change larger than the velocity box allows is a jump (a goal elsewhere), not a motion
+        to follow.
         """
+        self._cycle_count += 1
         reach = stream.vmax * dt
         step = np.abs(q_star - q_from)
         free = solver.free
         saturated = not success and bool(np.any(step[free] >= (1.0 - 1e-6) * reach[free]))
-        previous, self._previous_solution = self._previous_solution, None
         if saturated:
             horizon = braking_horizon(stream.vmax, stream.amax, dt)
-            return np.asarray(solver.track(target, q_from, horizon).q, dtype=float), None
-        self._previous_solution = q_star
-        if previous is None:
+            far = solver.track(target, q_from, horizon)
+            q_star = np.asarray(far.q, dtype=float)
+            if not far.success:  # a far goal: approach it, no stream to follow
+                self._previous_solution = None
+                return q_star, None
+        previous = self._previous_solution
+        if previous is None or previous.seq != seq:  # a new goal: it starts a stream segment
+            cycles = None if previous is None else self._cycle_count - previous.since
+            anchor = None if previous is None else previous.solution
+            if anchor is not None and np.any(np.abs(q_star - anchor) > reach * cycles):
+                anchor = None  # a jump to a goal elsewhere: no motion to follow
+            previous = self._previous_solution = _Segment(seq, self._cycle_count, anchor,
+                                                          cycles or 1, q_star)
+        previous.solution = q_star
+        if previous.anchor is None:
             return q_star, None
-        change = q_star - previous
-        if np.any(np.abs(change) > reach):
+        # the segment from the previous goal's solution to this one, run over the interval
+        # between the two goals: the stream follows it at its velocity, one cycle of grace
+        # for a late goal, then the motion stops on the goal's solution
+        elapsed = self._cycle_count - previous.since
+        if elapsed > previous.cycles:
             return q_star, None
-        return q_star, change / dt
+        fraction = min(1.0, (elapsed + 1) / previous.cycles)
+        velocity = (q_star - previous.anchor) / (previous.cycles * dt)
+        return previous.anchor + (q_star - previous.anchor) * fraction, velocity
 
     def _moved(self) -> bool:
         """Tell whether the measured state is off the commanded one at rest (moved by others)."""
