@@ -109,7 +109,7 @@ class PDLSIKNode(Node):
         self._echoed: Optional[Tuple[Sequence[str], Sequence[float]]] = None
         self._echo_lock = threading.Lock()
 
-        self.board.warn('solver', f'{LOADING}: waiting for the robot description')
+        self.board.warn('solver', 'waiting for the robot description')
         if values['robot_description']:
             self._load(values['robot_description'], self.config, 'parameter')
         else:
@@ -174,10 +174,14 @@ class PDLSIKNode(Node):
 
     def _robot_failed(self, exc: BaseException, origin: str) -> None:
         with self._gate.enter() as open_:
-            if open_:
-                kept = ' (previous model kept)' if self.tracker else ''
-                self._report('robot_description',
-                             f'robot from the {origin} rejected{kept}: {exc}')
+            if not open_:
+                return
+            kept = ' (previous model kept)' if self.tracker else ''
+            if self.tracker is None:
+                self.board.error('solver', 'no solver: the robot was rejected (robot_description)')
+            else:
+                self.board.ok('solver', 'ready (previous robot kept)')
+            self._report('robot_description', f'robot from the {origin} rejected{kept}: {exc}')
 
     def _on_description(self, msg: String) -> None:
         with self._gate.enter() as open_:
@@ -289,7 +293,12 @@ class PDLSIKNode(Node):
             with self._echo_lock:
                 self._echoed = (names, out.commanded)
                 self.pub_echo.publish(joint_state(self.types, names, out.commanded, stamp=now))
-        if self.board.put('solver', out.status) or out.goal_done:
+        try:
+            level = self.board.get('solver').level
+        except KeyError:
+            level = None
+        self.board.put('solver', out.status)
+        if out.status.level != level or out.goal_done:  # else at the diagnostics period
             self.publish_diagnostics()
 
     def _echo_state(self) -> None:
