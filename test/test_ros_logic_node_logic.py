@@ -144,6 +144,8 @@ def test_controller_joints_default_and_parameter():
         controller_joints(robot, solver, ['panda_joint1', 'panda_joint1'])
     ordered = Tracker(robot, controller_names=names)
     assert ordered.commanded_joints == names
+    assert ordered.uncommanded_joints == [f'panda_joint{i}' for i in range(3, 8)]
+    assert tracker.uncommanded_joints == []
 
 
 def test_bimanual_chain_commands_one_arm():

@@ -166,6 +166,12 @@ class PDLSIKNode(Node):
                           f"{origin}: {robot.linkage.n} joints, base '{robot.base_link}', tip "
                           f"'{robot.tip_link}', controller joints: {joints}")
             self.board.ok('solver', 'ready: waiting for a goal')
+            left_out = tracker.uncommanded_joints
+            if left_out:
+                self.board.warn('controller_joints', 'the solver moves joints the controller '
+                                f"does not command: {', '.join(left_out)}")
+            else:
+                self.board.ok('controller_joints', ', '.join(tracker.commanded_joints))
             self.get_logger().info(f'{NODE_NAME} ready: solver kernels loaded')
             goal, self._pending_goal = self._pending_goal, None
             if goal is not None:

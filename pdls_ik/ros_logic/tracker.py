@@ -165,6 +165,12 @@ class Tracker:
         """Names of the joints in the published motion (the controller's joints)."""
         return [self._robot.joint_names[i] for i in self._commanded]
 
+    @property
+    def uncommanded_joints(self) -> List[str]:
+        """Joints the solver moves that the controller's joints leave out (held by nothing)."""
+        free = np.flatnonzero(self._solver.free)
+        return [self._robot.joint_names[i] for i in free if i not in set(self._commanded)]
+
     def set_robot(self, robot: Robot) -> None:
         """
         Swap in a new robot (description or parameters changed).
