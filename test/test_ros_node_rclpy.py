@@ -481,3 +481,22 @@ def test_ctrl_c_during_spin_is_a_clean_exit():
     assert run_node(factory, 'pdls_ik_spin_test', [], lambda: _ExecutorMeetingCtrlC(True)) == 0
     with pytest.raises(RuntimeError, match='wait set'):  # not after Ctrl-C: a real failure
         run_node(factory, 'pdls_ik_spin_test', [], lambda: _ExecutorMeetingCtrlC(False))
+
+
+def test_positions_for_a_forward_position_controller(ros):
+    """command_out_type std_msgs/Float64MultiArray: the arm's positions on ``commands``."""
+    from std_msgs.msg import Float64MultiArray
+    start, probe = ros
+    got = []
+    probe.node.create_subscription(Float64MultiArray, 'commands', got.append, 100)
+    node = start(robot_description=PANDA, tip_link='panda_link8',
+                 command_out_type='std_msgs/Float64MultiArray')
+    linkage = node.tracker.robot.linkage
+    probe.wait(lambda: probe.node.count_subscribers('goal_pose') > 0)
+    probe.pub_goal.publish(_goal(linkage, Q_GOAL))
+    assert probe.wait(lambda: probe.status('solver', text='goal reached'))
+    assert probe.wait(lambda: got) and all(len(m.data) == 7 for m in got)
+    reached = linkage.forward_kinematics(np.r_[got[-1].data, 0.0], 'panda_link8')
+    target = linkage.forward_kinematics(Q_GOAL, 'panda_link8')
+    assert np.linalg.norm(reached[:3, 3] - target[:3, 3]) <= 1e-5
+    assert probe.messages('trajectory') == []  # no JointTrajectory in this mode
