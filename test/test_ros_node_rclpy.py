@@ -209,9 +209,14 @@ def test_joint_states_not_yet_received_is_a_warning(ros):
     assert probe.wait(lambda: probe.status('joint_states', WARN, 'no joint_states received')), \
         'no WARN on joint_states before the first message'
     probe.wait(lambda: probe.node.count_subscribers('joint_states') > 0)
-    probe.pub_js.publish(JointState(name=list(node.tracker.robot.joint_names),
-                                    position=[float(v) for v in Q_GOAL]))
-    assert probe.wait(lambda: probe.status('joint_states', OK, 'all joints received'))
+    state = JointState(name=list(node.tracker.robot.joint_names),
+                       position=[float(v) for v in Q_GOAL])
+
+    def received():  # a driver publishes continuously (one message alone turns stale)
+        probe.pub_js.publish(state)
+        return probe.status('joint_states', OK, 'all joints received')
+
+    assert probe.wait(received)
 
 
 def test_stale_joint_states_reported_and_motion_stopped(ros):
@@ -220,9 +225,13 @@ def test_stale_joint_states_reported_and_motion_stopped(ros):
     node = start(robot_description=PANDA, tip_link='panda_link8', state_timeout=0.2)
     linkage = node.tracker.robot.linkage
     probe.wait(lambda: probe.node.count_subscribers('joint_states') > 0)
-    probe.pub_js.publish(JointState(name=list(linkage.joint_names),
-                                    position=[float(v) for v in Q_GOAL]))
-    assert probe.wait(lambda: probe.status('joint_states', OK, 'all joints received'))
+    state = JointState(name=list(linkage.joint_names), position=[float(v) for v in Q_GOAL])
+
+    def received():
+        probe.pub_js.publish(state)
+        return probe.status('joint_states', OK, 'all joints received')
+
+    assert probe.wait(received)  # then the source dies
     assert probe.wait(lambda: probe.status('joint_states', ERROR, 'stale'), timeout=5.0)
     count = len(probe.messages('trajectory'))
     probe.pub_goal.publish(_goal(linkage, Q_GOAL + 0.1))
