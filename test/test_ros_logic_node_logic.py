@@ -236,3 +236,17 @@ def test_mock_hardware_urdf_loads_and_names_the_joints():
         with_mock_hardware(text, ['nope'])
     with pytest.raises(URDFError, match='has a <ros2_control> tag already'):
         with_mock_hardware(out, joints)
+
+
+def test_gate_drops_exceptions_of_the_shutdown_only():
+    """A callback failing because the middleware shuts down is not an error; others are."""
+    stopping = [False]
+    gate = CallbackGate(lambda: stopping[0])
+    with pytest.raises(RuntimeError, match='real'):
+        with gate.enter():
+            raise RuntimeError('real failure')
+    stopping[0] = True
+    with gate.enter() as open_:
+        assert open_
+        raise RuntimeError("Failed to publish: publisher's context is invalid")
+    assert gate.close(timeout=1.0)

@@ -80,7 +80,7 @@ class PDLSIKNode(Node):
     def __init__(self, **kwargs):
         super().__init__(NODE_NAME, **kwargs)
         self.types = rclpy_types()
-        self._gate = CallbackGate()
+        self._gate = CallbackGate(lambda: not self.context.ok())
         values = declare_all(self)
         self.config = config_from_values(values)
         self.settings = node_settings(values)

@@ -52,15 +52,19 @@ def run_node(factory: Callable[[], object], name: str, args=None,
         if rclpy.ok():
             raise
     finally:
-        executor.shutdown()
-        # rclpy's MultiThreadedExecutor (Humble, Jazzy) may return from shutdown while its
-        # worker threads still run callbacks: wait for them (they end quickly: spin stopped)
+        # rclpy's MultiThreadedExecutor (Humble, Jazzy) hands callbacks to a thread pool and its
+        # shutdown() neither waits for them nor stops them: it destroys the guard condition that
+        # a queued callback triggers, whose task then ends in "cannot use Destroyable" printed
+        # as an exception never retrieved. So: close the node's callbacks (those still queued
+        # return at once, the running ones are waited for), let the pool finish (spin has
+        # stopped: nothing new is queued), then shut the executor down and destroy the node.
+        close = getattr(node, 'close', None)
+        if callable(close):
+            close()
         pool = getattr(executor, '_executor', None)
         if isinstance(pool, ThreadPoolExecutor):
             pool.shutdown(wait=True)
-        close = getattr(node, 'close', None)
-        if callable(close):
-            close()  # no callback may run while the node's handles are destroyed
+        executor.shutdown()
         node.destroy_node()
         rclpy.try_shutdown()
     return 0

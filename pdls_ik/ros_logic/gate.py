@@ -18,24 +18,34 @@ A gate around a node's callbacks, so that shutting down never races a running ca
 At Ctrl-C, rclpy's executor stops spinning while callbacks may still run in its worker threads;
 the node's handles are then destroyed under them, and the callback's task ends with "cannot use
 Destroyable because destruction was requested", printed as an exception that was never
-retrieved. Every callback of the node enters the gate; :meth:`CallbackGate.close` refuses new
-entries and waits for the running ones before the node is destroyed.
+retrieved; a callback running when Ctrl-C shuts the context down fails to publish the same way.
+Every callback of the node enters the gate: :meth:`CallbackGate.close` refuses new entries and
+waits for the running ones before the node is destroyed, and an exception raised in a callback
+while shutting down is dropped.
 """
 from __future__ import annotations
 
 from contextlib import contextmanager
 import threading
 import time
-from typing import Iterator, Optional
+from typing import Callable, Iterator, Optional
 
 
 class CallbackGate:
     """Count the callbacks in progress; once closed, let none in (thread-safe)."""
 
-    def __init__(self):
+    def __init__(self, shutting_down: Optional[Callable[[], bool]] = None):
+        """
+        Open gate.
+
+        :param shutting_down: tells whether the middleware is shutting down (rclpy: the context
+            is no longer ok); an exception raised in a callback then is the shutdown's, and is
+            dropped, as after :meth:`close`.
+        """
         self._cond = threading.Condition()
         self._busy = 0
         self._closed = False
+        self._shutting_down = shutting_down or (lambda: False)
 
     @property
     def closed(self) -> bool:
@@ -57,6 +67,9 @@ class CallbackGate:
                 allowed = True
         try:
             yield allowed
+        except Exception:  # noqa: BLE001 - re-raised unless the shutdown caused it
+            if not (self._closed or self._shutting_down()):
+                raise
         finally:
             if allowed:
                 with self._cond:
