@@ -151,9 +151,10 @@ def ros():
     yield start, probe
     stop.set()
     thread.join(timeout=5.0)
-    executor.shutdown()
-    for node in nodes:
+    for node in nodes:  # as run_node does (pdls_ik/ros/spin.py)
         node.close()
+    executor._executor.shutdown(wait=True)  # rclpy's worker pool: its queued callbacks end
+    executor.shutdown()
     for node in nodes + [probe.node]:
         node.destroy_node()
     rclpy.shutdown(context=context)
