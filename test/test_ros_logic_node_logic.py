@@ -250,3 +250,22 @@ def test_gate_drops_exceptions_of_the_shutdown_only():
         assert open_
         raise RuntimeError("Failed to publish: publisher's context is invalid")
     assert gate.close(timeout=1.0)
+
+
+def test_approach_turning_away_first_is_no_stall(store):  # noqa: F811
+    """
+    From the demo's home (the end of a figure-eight) to Q_GOAL: reached, no ERROR.
+
+    The joint-space motion first moves the tip away from the goal; a real run declared it
+    stalled after 0.55 s (20 cycles without progress while the motion was at speed).
+    """
+    _, types = store
+    robot, tracker = _tracker()
+    home = np.array([0.048, 0.1, -0.05, -1.75, 0.009, 2.6, 1.894, 0.02])
+    tracker.offer_joint_state(joint_state(types, robot.joint_names, home))
+    tracker.offer_goal(_goal(types, reachable_goal(robot, Q_GOAL)))
+    outs = []
+    while tracker.has_goal and len(outs) < 1000:
+        outs.append(tracker.cycle(DT))
+    assert outs[-1].status.values['goal'] == 'reached'
+    assert all(o.status.level < ERROR for o in outs)

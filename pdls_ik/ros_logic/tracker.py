@@ -35,8 +35,9 @@ state only when the commanded motion is at rest and the robot is measured more t
 joint_states never resets it.
 
 The goal stays active until the commanded state rests on a solution within tolerance (reached)
-or stops making progress (:data:`STALL_CYCLES` cycles that did not lower the remaining error,
-position [m] + orientation [rad] of the commanded state, by a relative :data:`PROGRESS`): then
+or stops making progress (:data:`STALL_CYCLES` cycles of a motion slow enough to stop within a
+cycle that did not lower the remaining error, position [m] + orientation [rad] of the commanded
+state, by a relative :data:`PROGRESS`; a motion at speed may first turn away from the goal): then
 the goal is given up as ``unreachable`` (farther from the base than the chain reaches) or
 ``stalled``. Each cycle carries a status (:func:`pdls_ik.diagnostics.tracking_status`): OK or
 WARN with the remaining distance while approaching; ERROR only when given up.
@@ -345,7 +346,7 @@ class Tracker:
             current = robot is self._robot and seq == self._goal_seq
             if current and error < self._best_error * (1.0 - PROGRESS):
                 self._idle_cycles, self._best_error = 0, error
-            elif current:
+            elif current and stream.can_stop:  # no progress, and the motion has slowed down
                 self._idle_cycles += 1
             stalled = self._idle_cycles >= STALL_CYCLES and not reached
             if robot is self._robot:
