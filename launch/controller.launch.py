@@ -34,6 +34,8 @@ from launch_ros.actions import Node
 ARGUMENTS = {
     'controller': ('panda_arm_controller', 'Name of the joint_trajectory_controller.'),
     'use_rviz': ('false', 'Start rviz2 with config/pdls_ik.rviz.'),
+    'stamp_trajectories': ('false', "pdls_ik_node's stamp_trajectories (true: header stamp = "
+                                    'cycle time instead of zero).'),
 }
 #: start pose of the mock hardware (the Panda's ready pose) [rad]
 READY = {'panda_joint1': 0.0, 'panda_joint2': -0.785, 'panda_joint3': 0.0,
@@ -50,6 +52,8 @@ def _setup(context):
     controller = LaunchConfiguration('controller').perform(context)
     try:
         use_rviz = as_bool(LaunchConfiguration('use_rviz').perform(context), 'use_rviz')
+        stamp = as_bool(LaunchConfiguration('stamp_trajectories').perform(context),
+                        'stamp_trajectories')
         needed = ['controller_manager', 'joint_state_broadcaster',
                   'joint_trajectory_controller', 'robot_state_publisher'] + \
             (['rviz2'] if use_rviz else [])
@@ -71,7 +75,8 @@ def _setup(context):
              arguments=['joint_state_broadcaster', controller]),
         Node(package='pdls_ik', executable='pdls_ik_node', name='pdls_ik_node',
              output='screen',
-             parameters=[str(config_file('pdls_ik.yaml')), dict(chain)],
+             parameters=[str(config_file('pdls_ik.yaml')),
+                         dict(chain, stamp_trajectories=stamp)],
              remappings=[('joint_trajectory', f'/{controller}/joint_trajectory')]),
         Node(package='pdls_ik', executable='pdls_ik_markers', name='pdls_ik_markers',
              output='screen', parameters=[dict(chain)]),

@@ -43,8 +43,11 @@ moving one is followed without lag (classical time-optimal braking, discretized;
 trajectory generation of Kröger & Wahl 2010). Each message holds the next cycle's point and then
 the continuation of the same law toward ``q*`` held still, until rest (on a coarser grid,
 :data:`TAIL_STEP`), so a late message never leaves the controller at a trajectory end with
-speed. Point times are whole nanoseconds, strictly increasing, the first one ``dt`` after the
-start (the controller interpolates from its own commanded state at reception).
+speed; with a moving target, the first :data:`PREDICT_STEPS` cycles of that continuation go
+on at the target's velocity (what the next messages will most likely command, and what a
+controller follows when one is late). Point times are whole nanoseconds, strictly increasing,
+the first one ``dt`` after the start (the controller interpolates from its own commanded state
+at reception).
 """
 from __future__ import annotations
 
@@ -61,6 +64,12 @@ DEFAULT_ACCELERATION_TIME = 0.2
 #: largest number of points of one streamed message (a longer continuation to rest is sampled
 #: evenly, its first and last points kept)
 MAX_POINTS = 100
+#: cycles of a message after its first point that continue a moving target's motion (the
+#: prediction a controller follows when the next message is late), before the stop
+PREDICT_STEPS = 5
+#: shortest message [cycles]: one that comes to rest sooner holds its last point until then, so
+#: that a controller placing it on an absolute time line never finds it over on arrival
+MIN_CYCLES = 3
 #: time step [s] of the continuation to rest after a message's first point (at least dt): the
 #: same law on a coarser grid, within the same bounds
 TAIL_STEP = 0.04
@@ -162,6 +171,8 @@ class StreamPlanner:
     :param continuous: (n,) bool, joints that take the short way round.
     :param commanded: indices of the joints listed in the messages (the controller's joints),
         default all.
+    :param lower, upper: (n,) position limits that a predicted target stays within (default
+        none).
 
     :raises ConfigError: dt not positive and finite, or arrays of different lengths.
     """
@@ -169,7 +180,9 @@ class StreamPlanner:
     def __init__(self, joint_names: Sequence[str], velocity_limits: Sequence[float],
                  acceleration_limits: Sequence[float], dt: float,
                  continuous: Optional[Sequence[bool]] = None,
-                 commanded: Optional[Sequence[int]] = None):
+                 commanded: Optional[Sequence[int]] = None,
+                 lower: Optional[Sequence[float]] = None,
+                 upper: Optional[Sequence[float]] = None):
         n = len(joint_names)
         if not (math.isfinite(dt) and dt > 0.0):
             raise ConfigError(f'dt: the cycle period must be > 0 s, got {dt}')
@@ -184,6 +197,8 @@ class StreamPlanner:
         self.continuous = np.zeros(n, bool) if continuous is None else \
             np.asarray(continuous, dtype=bool)
         self.commanded = np.arange(n) if commanded is None else np.asarray(commanded, int)
+        self.lower = np.full(n, -np.inf) if lower is None else np.asarray(lower, dtype=float)
+        self.upper = np.full(n, np.inf) if upper is None else np.asarray(upper, dtype=float)
         self.positions: Optional[NDArray[np.float64]] = None
         self.velocities = np.zeros(n)
 
@@ -235,13 +250,26 @@ class StreamPlanner:
                            self.continuous, c)
         self.positions, self.velocities = p, v
         states, times = [(p[sel], v[sel], a[sel])], [self.dt]
+        # the next cycles as the stream predicts them (the target goes on at its velocity):
+        # what a controller samples when the next message is late
+        ahead = q
+        if np.any(c):
+            for _ in range(PREDICT_STEPS):
+                ahead = np.clip(ahead + c * self.dt, self.lower, self.upper)
+                p, v, a = _advance(p, v, ahead, self.vmax, self.amax, self.dt, self.continuous,
+                                   c)
+                states.append((p[sel], v[sel], a[sel]))
+                times.append(times[-1] + self.dt)
         tail = max(self.dt, TAIL_STEP)
         for _ in range(MAX_STEPS):
             if not np.any(v):
                 break
-            p, v, a = _advance(p, v, q, self.vmax, self.amax, tail, self.continuous, still)
+            p, v, a = _advance(p, v, ahead, self.vmax, self.amax, tail, self.continuous, still)
             states.append((p[sel], v[sel], a[sel]))
             times.append(times[-1] + tail)
+        if times[-1] < MIN_CYCLES * self.dt:  # at rest early: held there a little longer
+            states.append(states[-1][:2] + (np.zeros(len(sel)),))
+            times.append(MIN_CYCLES * self.dt)
         keep = np.unique(np.linspace(0, len(states) - 1, min(len(states), MAX_POINTS))
                          .round().astype(int))
         ticks = whole_ns_times([times[k] for k in keep])
@@ -267,4 +295,4 @@ def planner_for(linkage, config, dt: float, commanded: Optional[Sequence[int]] =
     return StreamPlanner(linkage.joint_names, vmax * config.velocity_scaling,
                          acceleration_limits(vmax, config.max_acceleration,
                                              config.acceleration_scaling),
-                         dt, linkage.continuous, commanded)
+                         dt, linkage.continuous, commanded, linkage.lower, linkage.upper)

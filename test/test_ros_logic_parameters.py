@@ -40,7 +40,8 @@ def test_every_config_field_alias_and_node_parameter_declared_once():
     assert decls['kinematics_solver_timeout'].default is None
     assert "alias of 'timeout'" in decls['kinematics_solver_timeout'].description
     assert set(read_only_names()) == {'mode', 'echo_joint_states', 'diagnostics_period',
-                                      'controller_joints', 'command_out_type'}
+                                      'controller_joints', 'command_out_type',
+                                      'stamp_trajectories'}
     assert 'state_timeout' not in read_only_names()  # may change at runtime
 
 

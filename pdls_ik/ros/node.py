@@ -55,6 +55,7 @@ from pdls_ik.ros_logic.robot import build_robot
 from pdls_ik.ros_logic.tracker import Tracker
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
+from rclpy.duration import Duration
 from rclpy.executors import MultiThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
@@ -272,6 +273,12 @@ class PDLSIKNode(Node):
             if not open_ or tracker is None or not tracker.has_goal:
                 return
             now = time.monotonic()
+            stamp = 0.0
+            if self.settings['stamp_trajectories']:
+                # one period back: a controller whose cycle time lags the wall clock a little
+                # still finds the message's first point ahead of its next command
+                start = self.get_clock().now() - Duration(nanoseconds=int(self._period() * 1e9))
+                stamp = start.to_msg()
             try:
                 out = tracker.cycle(self._period(), now)
             except Exception as exc:  # noqa: BLE001 - the node must survive any solver failure
@@ -283,11 +290,11 @@ class PDLSIKNode(Node):
                     self.get_logger().error(message)
                     self.publish_diagnostics()
                 return
-            self._publish_cycle(tracker, out)
+            self._publish_cycle(tracker, out, stamp)
 
-    def _publish_cycle(self, tracker: Tracker, out) -> None:
+    def _publish_cycle(self, tracker: Tracker, out, stamp) -> None:
         if self.pub_trajectory is not None:
-            self.pub_trajectory.publish(joint_trajectory(self.types, out.trajectory))  # stamp 0
+            self.pub_trajectory.publish(joint_trajectory(self.types, out.trajectory, stamp))
         else:
             positions = out.commanded[[tracker.robot.joint_names.index(n)
                                        for n in out.trajectory.joint_names]]

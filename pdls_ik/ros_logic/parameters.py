@@ -84,6 +84,12 @@ NODE_PARAMETERS = (
                 f"joint_trajectory_controller) or '{COMMAND_OUT_TYPES[1]}' on commands "
                 '(positions for a forward position controller), as MoveIt Servo.',
                 read_only=True),
+    Declaration('stamp_trajectories', 'bool', False,
+                'false: joint_trajectory header stamp zero (the controller starts each message '
+                'when it receives it); true: the cycle time less one period, so that a '
+                'controller places each '
+                'message on the same time line whatever the delivery delay (smoother streaming '
+                'to a joint_trajectory_controller; needs one clock for both).', read_only=True),
     Declaration('state_timeout', 'double', 0.0,
                 'Age [s] above which the last joint_states is stale (ERROR, motion stopped); '
                 '0: five tracking periods, at least 0.1 s.', 0.0, 60.0),
