@@ -34,8 +34,8 @@ from launch_ros.actions import Node
 ARGUMENTS = {
     'controller': ('panda_arm_controller', 'Name of the joint_trajectory_controller.'),
     'use_rviz': ('false', 'Start rviz2 with config/pdls_ik.rviz.'),
-    'stamp_trajectories': ('false', "pdls_ik_node's stamp_trajectories (true: header stamp = "
-                                    'cycle time instead of zero).'),
+    'stamp_trajectories': ('false', "pdls_ik_node's stamp_trajectories: header stamp zero "
+                                    '(false), or the cycle time less one period (true).'),
 }
 #: start pose of the mock hardware (the Panda's ready pose) [rad]
 READY = {'panda_joint1': 0.0, 'panda_joint2': -0.785, 'panda_joint3': 0.0,
