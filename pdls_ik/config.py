@@ -121,7 +121,8 @@ class IKConfig:
     acceleration_scaling: float = _p(1.0, 'Fraction of max_acceleration used (0, 1].',
                                      0.0, 1.0, lo_open=True)
     max_acceleration: float = _p(0.0, 'Joint acceleration limit of trajectories [rad/s^2]; '
-                                      '0: none.', 0.0, 1e6)
+                                      '0: each joint reaches its velocity limit in 0.2 s '
+                                      '(streamed), none (one-shot).', 0.0, 1e6)
     trajectory_horizon: float = _p(0.1, 'Minimum duration of a published trajectory [s].',
                                    0.0, 60.0)
 

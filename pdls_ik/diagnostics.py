@@ -130,3 +130,52 @@ def error_status(message: str, name: str = 'pdls_ik', hardware_id: str = '',
     """Build an ERROR status for bad input (NaN goal, unknown frame, …); values become strings."""
     return DiagnosticStatus(ERROR, name, message, hardware_id,
                             {str(k): str(v) for k, v in values.items()})
+
+
+#: phases of a streamed goal (:func:`tracking_status`)
+REACHED, APPROACHING, STALLED, UNREACHABLE = 'reached', 'approaching', 'stalled', 'unreachable'
+
+
+def tracking_status(result, phase: str, position_left: float, orientation_left: float,
+                    name: str = 'pdls_ik', hardware_id: str = '',
+                    detail: str = '') -> DiagnosticStatus:
+    """
+    Diagnostic status of one tracking cycle toward a streamed goal.
+
+    A cycle that makes progress toward a goal is not an error: it is OK with the remaining
+    distance (WARN when joints sit at a limit or near a singularity meanwhile). ERROR is for what
+    needs a person: the goal was given up because it is out of reach (``unreachable``) or the
+    motion stopped short of it (``stalled``: a joint limit, a singularity, a conflicting task).
+
+    :param result: the cycle's :class:`pdls_ik.ik.IKResult` (its key-values are kept).
+    :param phase: :data:`REACHED`, :data:`APPROACHING`, :data:`STALLED` or :data:`UNREACHABLE`.
+    :param position_left: tip position error [m] of the commanded state at the cycle's end.
+    :param orientation_left: tip orientation error [rad] of that state.
+    :param detail: appended to the message (e.g. the reach bound of an unreachable goal).
+    :raises ValueError: unknown phase.
+    """
+    base = status_from_result(result, name, hardware_id)
+    values = dict(base.values)
+    values['goal'] = phase
+    values['remaining position [m]'] = _fmt(float(position_left))
+    values['remaining orientation [rad]'] = _fmt(float(orientation_left))
+    left = f'{_fmt(float(position_left))} m, {_fmt(float(orientation_left))} rad'
+    at_limits = list(getattr(result, 'clamped_joints', None) or [])
+    tail = f'; {detail}' if detail else ''
+    if phase == REACHED:
+        level = base.level if result.success else OK
+        message = f'goal reached ({base.message})'
+    elif phase == APPROACHING:
+        level, message = OK, f'approaching the goal: {left} to go'
+        if base.level == WARN:
+            level, message = WARN, f'{message}; {base.message}'
+        elif at_limits:
+            level, message = WARN, f"{message}; joints at limits: {', '.join(at_limits)}"
+    elif phase in (STALLED, UNREACHABLE):
+        level = ERROR
+        message = f'{phase}: goal given up {left} away ({result.status})'
+        if at_limits:
+            message += f"; joints at limits: {', '.join(at_limits)}"
+    else:
+        raise ValueError(f'phase: unknown {phase!r}')
+    return DiagnosticStatus(level, name, message + tail, hardware_id, values)

@@ -42,7 +42,7 @@ from pdls_ik.diagnostics import status_from_result
 from pdls_ik.ik import IKSolver
 from pdls_ik.model.joint_vector import wrap_angle
 from pdls_ik.tasks import SelfCollisionTask
-from pdls_ik.trajectory import plan_to, with_mimic_joints
+from pdls_ik.trajectory import planner_for
 
 Array = NDArray[np.float64]
 #: the time cap of one tracking cycle in a simulated run (``pdls-ik track`` and ``demo``): the
@@ -288,19 +288,22 @@ def write_bag(log: TrackingLog, solver: IKSolver, path: Path, start_ns: int) -> 
     """
     Write /goal_pose, /joint_states, /joint_trajectory and /diagnostics to an MCAP bag.
 
-    Stamps: cycle k at ``start_ns + t_k``, in headers and as receive times. Joint states and
-    trajectories list the mimic joints too (value from their master). Returns the message
-    count per topic.
+    Stamps: cycle k at ``start_ns + t_k``, in headers and as receive times (trajectories: header
+    stamp zero, "start now", as the node sends them). Joint states list the mimic joints too
+    (value from their master); trajectories are the node's stream
+    (:func:`pdls_ik.trajectory.planner_for`): the controller's joints, continuing the commanded
+    motion. Returns the message count per topic.
     """
     from rosbags.typesys import Stores, get_typestore
 
     typestore = get_typestore(Stores.ROS2_JAZZY)
     types = msgs.rosbags_types(typestore)
-    linkage, cfg = solver.linkage, solver.config
+    linkage = solver.linkage
     mimic = [j for j in linkage.joints if getattr(j, 'mimic', None)]
     names = list(log.joint_names) + [j.name for j in mimic]
-    horizon = max(cfg.trajectory_horizon, log.dt)
-    max_acc = cfg.max_acceleration * cfg.acceleration_scaling or None
+    # what pdls_ik_node publishes to a controller (its default controller_joints)
+    stream = planner_for(linkage, solver.config, log.dt, np.flatnonzero(solver.free))
+    stream.reset(log.q0)
     prev = log.q0
     with BagWriter(path, typestore) as bag:
         for t, goal, q, res in zip(log.t, log.goals, log.q, log.results):
@@ -313,9 +316,8 @@ def write_bag(log: TrackingLog, solver: IKSolver, path: Path, start_ns: int) -> 
             vel_all = np.concatenate([vel, [j.multiplier * vel[j.index] for j in mimic]])
             bag.write('/joint_states', msgs.joint_state(types, names, pos_all, vel_all,
                                                         stamp=sec), stamp)
-            traj = with_mimic_joints(linkage, plan_to(linkage, prev, q, cfg.velocity_scaling,
-                                                      max_acc, horizon))
-            bag.write('/joint_trajectory', msgs.joint_trajectory(types, traj, sec), stamp)
+            traj = stream.step(q)
+            bag.write('/joint_trajectory', msgs.joint_trajectory(types, traj), stamp)
             status = status_from_result(res, name='pdls_ik', hardware_id=linkage.name)
             bag.write('/diagnostics', msgs.diagnostic_array(types, [status], sec), stamp)
             prev = q

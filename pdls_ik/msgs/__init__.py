@@ -23,10 +23,11 @@ code makes rclpy messages in the node (:func:`rclpy_types`) and rosbags messages
 from pdls_ik.msgs.diagnostic_msgs import (diagnostic_array, diagnostic_status,  # noqa: F401
                                           status_level, status_values)
 from pdls_ik.msgs.geometry import ParsedPose, pose_from_msg, pose_msg, pose_stamped  # noqa: F401
-from pdls_ik.msgs.joint_state import (joint_state, joint_state_to_q, JointMatch,  # noqa: F401
-                                      match_joint_positions)
+from pdls_ik.msgs.joint_state import (has_positions, joint_state,  # noqa: F401
+                                      joint_state_to_q, JointMatch, match_joint_positions)
 from pdls_ik.msgs.message_types import (MessageTypes, rclpy_types,  # noqa: F401
                                         register_interfaces, rosbags_types)
+from pdls_ik.msgs.multi_array import float64_multi_array, multi_array_values  # noqa: F401
 from pdls_ik.msgs.stamps import (duration_msg, header, msg_to_ns, msg_to_seconds,  # noqa: F401
                                  seconds_to_ns, time_msg, time_msg_from_ns)
 from pdls_ik.msgs.trajectory_msgs import joint_trajectory  # noqa: F401

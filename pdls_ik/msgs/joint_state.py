@@ -121,6 +121,17 @@ def match_joint_positions(names: Sequence[str], positions: Sequence[float],
     return JointMatch(q, found, missing, unknown)
 
 
+def has_positions(msg: Any) -> bool:
+    """
+    Tell whether a sensor_msgs/JointState carries positions.
+
+    Some drivers send velocities or efforts only (an empty ``position`` array): such a message
+    says nothing about where the joints are and is skipped, not an error.
+    """
+    return not (len(msg.position) == 0 and
+                (len(msg.velocity) > 0 or len(msg.effort) > 0))
+
+
 def joint_state_to_q(msg: Any, joint_names: Sequence[str],
                      fallback: Optional[Sequence[float]] = None,
                      field_name: str = 'joint_states') -> JointMatch:

@@ -152,7 +152,8 @@ class MarkersNode(Node):
         if feedback.event_type == InteractiveMarkerFeedback.POSE_UPDATE:
             goal = self.limiter.offer(time.monotonic(), feedback.pose)
         elif feedback.event_type == InteractiveMarkerFeedback.MOUSE_UP:
-            goal = feedback.pose  # the release pose always goes out
+            # the release pose always goes out, and no held-back drag pose after it
+            goal = self.limiter.release(time.monotonic(), feedback.pose)
         else:
             return
         if goal is not None:

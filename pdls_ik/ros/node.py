@@ -15,51 +15,64 @@
 """
 The ``pdls_ik_node`` node.
 
-Goal poses and joint states in; joint trajectories, solutions and diagnostics out; the
-``~/compute_ik`` and ``~/compute_fk`` services (MoveIt's GetPositionIK / GetPositionFK, groups
-from the SRDF of ``robot_description_semantic``) beside them.
+Goal poses and joint states in; the controller's motion (joint trajectories, or positions for a
+forward position controller), solutions and diagnostics out; the ``~/compute_ik`` and
+``~/compute_fk`` services (MoveIt's GetPositionIK / GetPositionFK, groups from the SRDF of
+``robot_description_semantic``) beside them.
 
 Callback groups: subscriptions, parameters and the diagnostics timer share the node's default
 group (short callbacks that only store); the tracking timer has its own group and the services a
 reentrant one, so under a :class:`MultiThreadedExecutor` a solve never delays diagnostics or the
 services, and a client calling from inside a callback of this process (MoveIt's Humble deadlock,
 moveit2 #3633) does not stall them; no bad message stops the node: every failure becomes an
-ERROR status on /diagnostics.
+ERROR status on /diagnostics. The robot's solvers (numba kernels: tens of seconds on a cold
+cache) load in a thread of their own (:class:`~pdls_ik.ros_logic.loader.Loader`): diagnostics
+say "loading solver kernels" from the start, goals wait, and the services answer FAILURE saying
+so. Every callback enters a :class:`~pdls_ik.ros_logic.gate.CallbackGate`, closed before the
+node is destroyed.
 """
 from __future__ import annotations
 
 import sys
 import threading
+import time
 from typing import Optional, Sequence, Tuple
 
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PoseStamped
 from pdls_ik.errors import PDLSIKError
 from pdls_ik.model.srdf import load_srdf
-from pdls_ik.msgs import (diagnostic_array, joint_state, joint_trajectory, pose_from_msg,
-                          rclpy_types)
+from pdls_ik.msgs import (diagnostic_array, float64_multi_array, joint_state, joint_trajectory,
+                          pose_from_msg, rclpy_types)
 from pdls_ik.msgs.moveit import ErrorCode, ik_request_from_msg, IKServiceReply, RequestError
 from pdls_ik.msgs.moveit import fk_request_from_msg, fk_response, FKServiceReply, ik_response
 from pdls_ik.ros.node_parameters import AliasMirror, changes_of, declare_all
 from pdls_ik.ros.spin import run_node
 from pdls_ik.ros_logic.board import Board
+from pdls_ik.ros_logic.controller_setup import controller_joints
 from pdls_ik.ros_logic.fk_service import compute_fk
+from pdls_ik.ros_logic.gate import CallbackGate
 from pdls_ik.ros_logic.ik_service import IKService, tip_priorities
-from pdls_ik.ros_logic.parameters import apply_changes, config_from_values, read_only_names
+from pdls_ik.ros_logic.loader import Loader, LOADING
+from pdls_ik.ros_logic.parameters import (apply_changes, COMMAND_OUT_TYPES, config_from_values,
+                                          node_settings, read_only_names)
 from pdls_ik.ros_logic.robot import build_robot
 from pdls_ik.ros_logic.tracker import Tracker
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
+from rclpy.duration import Duration
 from rclpy.executors import MultiThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
-from std_msgs.msg import String
+from std_msgs.msg import Float64MultiArray, String
 from trajectory_msgs.msg import JointTrajectory
 
 NODE_NAME = 'pdls_ik_node'
-#: period of the loop-back's joint_states between solutions [s]
-ECHO_PERIOD = 0.1
+#: delay of the first diagnostics after start [s] (then every diagnostics_period)
+FIRST_DIAGNOSTICS = 0.3
+#: longest wait for running callbacks at shutdown [s]
+CLOSE_WAIT = 5.0
 
 
 class PDLSIKNode(Node):
@@ -73,14 +86,19 @@ class PDLSIKNode(Node):
     def __init__(self, **kwargs):
         super().__init__(NODE_NAME, **kwargs)
         self.types = rclpy_types()
+        self._gate = CallbackGate(lambda: not self.context.ok())
         values = declare_all(self)
         self.config = config_from_values(values)
+        self.settings = node_settings(values)
         self._aliases = AliasMirror(self, lambda: self.config)
         self._aliases.sync_now()  # e.g. timeout reads a kinematics_solver_timeout given alone
         self.mode = values['mode']
         self.board = Board(self.get_name())
         self.tracker: Optional[Tracker] = None
         self.service = None
+        self._loader = Loader(self._robot_loaded, self._robot_failed)
+        self._pending_goal = None
+        self._last_match = None
         self._solve_group = MutuallyExclusiveCallbackGroup()
         self._service_group = ReentrantCallbackGroup()
         self._semantics = {'posture_state': values['posture_state'],
@@ -88,19 +106,22 @@ class PDLSIKNode(Node):
         self._srdf = load_srdf(values['robot_description_semantic']) \
             if values['robot_description_semantic'] else None
 
-        self.pub_trajectory = self.create_publisher(JointTrajectory, 'joint_trajectory', 10)
+        positions_out = self.settings['command_out_type'] == COMMAND_OUT_TYPES[1]
+        self.pub_trajectory = None if positions_out else \
+            self.create_publisher(JointTrajectory, 'joint_trajectory', 10)
+        self.pub_positions = self.create_publisher(Float64MultiArray, 'commands', 10) \
+            if positions_out else None
         self.pub_solution = self.create_publisher(JointState, '~/solution', 10)
         self.pub_diagnostics = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
         self.pub_echo = (self.create_publisher(JointState, 'joint_states', 10)
                          if values['echo_joint_states'] else None)
-        #: loop-back: (joint names, q) of the last solution sent on joint_states; the echo timer
-        #: repeats it under the lock (never the state read back from joint_states, which lags:
-        #: repeated after the solution, it would put the looped-back robot back one solve)
+        #: loop-back: (joint names, q) of the commanded state, repeated by the echo timer
         self._echoed: Optional[Tuple[Sequence[str], Sequence[float]]] = None
         self._echo_lock = threading.Lock()
 
+        self.board.warn('solver', 'waiting for the robot description')
         if values['robot_description']:
-            self._set_robot(build_robot(values['robot_description'], self.config), 'parameter')
+            self._load(values['robot_description'], self.config, 'parameter')
         else:
             self.board.warn('robot_description', 'waiting for the robot_description topic')
             latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
@@ -108,8 +129,8 @@ class PDLSIKNode(Node):
             self.create_subscription(String, 'robot_description', self._on_description, latched)
         self.create_subscription(PoseStamped, 'goal_pose', self._on_goal, 10)
         self.create_subscription(JointState, 'joint_states', self._on_joint_states, 10)
-        self.board.warn('joint_states', 'no joint_states received yet: solving from the last '
-                        'solution, else mid-limits')
+        self.board.warn('joint_states', 'no joint_states received yet: solving from the '
+                        'commanded state, else mid-limits')
         self._create_service()
         if self._srdf is None:
             latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
@@ -117,33 +138,83 @@ class PDLSIKNode(Node):
             self.create_subscription(String, 'robot_description_semantic', self._on_semantic,
                                      latched)
         self._tracking_timer = self._make_tracking_timer()
-        self.create_timer(values['diagnostics_period'], self.publish_diagnostics)
-        if self.pub_echo is not None:  # loop-back: also keep joint_states alive between goals
-            self.create_timer(ECHO_PERIOD, self._echo_state)
+        self._echo_timer = self._make_echo_timer()
+        self.create_timer(values['diagnostics_period'], self._on_diagnostics_timer)
+        # and once soon after start (subscribers have found the topic by then), whatever loads
+        self._first_diagnostics = self.create_timer(FIRST_DIAGNOSTICS, self._on_first_diagnostics)
         self.add_on_set_parameters_callback(self._on_set_parameters)
-        self.get_logger().info(f"{NODE_NAME} ready ({self.mode}, tip '{self.config.tip_link}')")
+        self.publish_diagnostics()  # at once: a first start may load kernels for a minute
+        tip = self.config.tip_link
+        self.get_logger().info(f"{NODE_NAME} started ({self.mode}, tip '{tip}'): loading "
+                               'the solver')
 
     # ------------------------------------------------------------------ model
-    def _set_robot(self, robot, origin: str) -> None:
+    def _load(self, description: str, config, origin: str) -> None:
+        """
+        Check ``description`` now (links, controller joints), then load the solvers off-thread.
+
+        :raises PDLSIKError: the description or configuration is bad (nothing changed).
+        """
+        robot = build_robot(description, config)
+        controller_joints(robot, None, self.settings['controller_joints'])  # names only
+        self.board.warn('solver', f'{LOADING}: robot from the {origin}')
+        self._loader.start(lambda: self._build(robot), origin)
+
+    def _build(self, robot):
+        """In the loader's thread: the tracker and service of ``robot`` (kernels loaded)."""
         if self.tracker is None:
-            service = IKService(robot, self._srdf, **self._semantics)
-            self.tracker, self.service = Tracker(robot, self.mode), service
-        else:
-            self.service.set_robot(robot)
-            self.tracker.set_robot(robot)
-        self._report_groups()
-        self.config = robot.config
-        self.board.ok('robot_description', f"robot '{robot.linkage.name}' from the {origin}: "
-                      f"{robot.linkage.n} joints, base '{robot.base_link}', tip "
-                      f"'{robot.tip_link}'")
+            tracker = Tracker(robot, self.mode, self.settings['controller_joints'],
+                              self.settings['state_timeout'])
+            return robot, tracker, IKService(robot, self._srdf, **self._semantics)
+        self.tracker.set_robot(robot)
+        self.service.set_robot(robot)
+        return robot, self.tracker, self.service
+
+    def _robot_loaded(self, built, origin: str) -> None:
+        with self._gate.enter() as open_:
+            if not open_:
+                return
+            robot, tracker, service = built
+            self.tracker, self.service, self.config = tracker, service, robot.config
+            self._report_groups()
+            joints = ', '.join(tracker.commanded_joints)
+            self.board.ok('robot_description', f"robot '{robot.linkage.name}' from the "
+                          f"{origin}: {robot.linkage.n} joints, base '{robot.base_link}', tip "
+                          f"'{robot.tip_link}', controller joints: {joints}")
+            self.board.ok('solver', 'ready: waiting for a goal')
+            left_out = tracker.uncommanded_joints
+            if left_out:
+                self.board.warn('controller_joints', 'the solver moves joints the controller '
+                                f"does not command: {', '.join(left_out)}")
+            else:
+                self.board.ok('controller_joints', ', '.join(tracker.commanded_joints))
+            self.get_logger().info(f'{NODE_NAME} ready: solver kernels loaded')
+            goal, self._pending_goal = self._pending_goal, None
+            if goal is not None:
+                self._offer_goal(goal)
+            self.publish_diagnostics()
+
+    def _robot_failed(self, exc: BaseException, origin: str) -> None:
+        with self._gate.enter() as open_:
+            if not open_:
+                return
+            kept = ' (previous model kept)' if self.tracker else ''
+            if self.tracker is None:
+                self.board.error('solver', 'no solver: the robot was rejected (robot_description)')
+            else:
+                self.board.ok('solver', 'ready (previous robot kept)')
+            self._report('robot_description', f'robot from the {origin} rejected{kept}: {exc}')
 
     def _on_description(self, msg: String) -> None:
-        try:
-            self._set_robot(build_robot(msg.data, self.config), 'robot_description topic')
-        except PDLSIKError as exc:
-            kept = ' (previous model kept)' if self.tracker else ''
-            self._report('robot_description', f'robot_description rejected{kept}: {exc}')
-        self.publish_diagnostics()
+        with self._gate.enter() as open_:
+            if not open_:
+                return
+            try:
+                self._load(msg.data, self.config, 'robot_description topic')
+            except PDLSIKError as exc:
+                kept = ' (previous model kept)' if self.tracker else ''
+                self._report('robot_description', f'robot_description rejected{kept}: {exc}')
+            self.publish_diagnostics()
 
     def _report_groups(self) -> None:
         groups = self.service.groups
@@ -158,18 +229,21 @@ class PDLSIKNode(Node):
                           f"SRDF groups: {', '.join(n for n in groups.names if n)}")
 
     def _on_semantic(self, msg: String) -> None:
-        try:
-            srdf = load_srdf(msg.data)
+        with self._gate.enter() as open_:
+            if not open_:
+                return
+            try:
+                srdf = load_srdf(msg.data)
+                if self.service is not None:
+                    self.service.set_srdf(srdf)
+                self._srdf = srdf
+            except PDLSIKError as exc:
+                self._report('robot_description_semantic',
+                             f'robot_description_semantic rejected (previous groups kept): {exc}')
+                return
             if self.service is not None:
-                self.service.set_srdf(srdf)
-            self._srdf = srdf
-        except PDLSIKError as exc:
-            self._report('robot_description_semantic',
-                         f'robot_description_semantic rejected (previous groups kept): {exc}')
-            return
-        if self.service is not None:
-            self._report_groups()
-        self.publish_diagnostics()
+                self._report_groups()
+            self.publish_diagnostics()
 
     # ------------------------------------------------------------ subscribers
     def _report(self, source: str, message: str) -> None:
@@ -179,9 +253,17 @@ class PDLSIKNode(Node):
             self.publish_diagnostics()
 
     def _on_goal(self, msg: PoseStamped) -> None:
-        if self.tracker is None:
-            self._report('goal_pose', 'goal dropped: no robot model yet')
-            return
+        with self._gate.enter() as open_:
+            if not open_:
+                return
+            if self.tracker is None or self._loader.loading:
+                self._pending_goal = msg
+                self.board.warn('goal_pose', f'goal held until the solver is ready '
+                                f'({LOADING})')
+                return
+            self._offer_goal(msg)
+
+    def _offer_goal(self, msg: PoseStamped) -> None:
         try:
             self.tracker.offer_goal(pose_from_msg(msg, 'goal_pose'))
         except PDLSIKError as exc:
@@ -190,56 +272,103 @@ class PDLSIKNode(Node):
         self.board.ok('goal_pose', 'goal accepted', frame_id=msg.header.frame_id or '(base)')
 
     def _on_joint_states(self, msg: JointState) -> None:
-        if self.tracker is None:
-            return
-        try:
-            match = self.tracker.offer_joint_state(msg)
-        except PDLSIKError as exc:
-            self._report('joint_states', f'joint_states ignored: {exc}')
-            return
-        if match.missing:
-            self.board.warn('joint_states', f"joints missing: {', '.join(match.missing)}")
-        else:
-            self.board.ok('joint_states', 'all joints received')
+        with self._gate.enter() as open_:
+            tracker = self.tracker
+            if not open_ or tracker is None:
+                return
+            try:
+                match = tracker.offer_joint_state(msg, time.monotonic())
+            except PDLSIKError as exc:
+                self._report('joint_states', f'joint_states ignored: {exc}')
+                return
+            if match is None:
+                return  # velocities or efforts only: nothing to read, skipped quietly
+            self._last_match = match
+            level, message = tracker.state_status(time.monotonic(), match)
+            self.board.set('joint_states', level, message)
 
     # ---------------------------------------------------------------- solving
+    def _period(self) -> float:
+        return 1.0 / self.config.tracking_rate
+
     def _make_tracking_timer(self):
-        return self.create_timer(1.0 / self.config.tracking_rate, self._on_tracking_timer,
+        return self.create_timer(self._period(), self._on_tracking_timer,
                                  callback_group=self._solve_group)
 
+    def _make_echo_timer(self):
+        """Loop-back: joint_states at the tracking rate (never stale), or None."""
+        if self.pub_echo is None:
+            return None
+        return self.create_timer(self._period(), self._echo_state)
+
+    def _sync_timers(self) -> None:
+        """Re-create the timers whose period is not 1 / tracking_rate (rate changed)."""
+        period_ns = int(round(self._period() * 1e9))
+        if self._tracking_timer.timer_period_ns != period_ns:
+            self.destroy_timer(self._tracking_timer)
+            self._tracking_timer = self._make_tracking_timer()
+        if self._echo_timer is not None and self._echo_timer.timer_period_ns != period_ns:
+            self.destroy_timer(self._echo_timer)
+            self._echo_timer = self._make_echo_timer()
+
     def _on_tracking_timer(self) -> None:
-        tracker = self.tracker
-        if tracker is None or not tracker.has_goal:
-            return
-        try:
-            out = tracker.cycle(1.0 / self.config.tracking_rate)
-        except Exception as exc:  # noqa: BLE001 - the node must survive any solver failure
-            self._report('solver', f'solve failed: {type(exc).__name__}: {exc}')
-            return
-        if out is None:
-            return
+        with self._gate.enter() as open_:
+            tracker = self.tracker
+            if not open_ or tracker is None or not tracker.has_goal:
+                return
+            now = time.monotonic()
+            stamp = 0.0
+            if self.settings['stamp_trajectories']:
+                # one period back: a controller whose cycle time lags the wall clock a little
+                # still finds the message's first point ahead of its next command
+                start = self.get_clock().now() - Duration(nanoseconds=int(self._period() * 1e9))
+                stamp = start.to_msg()
+            try:
+                out = tracker.cycle(self._period(), now)
+            except Exception as exc:  # noqa: BLE001 - the node must survive any solver failure
+                self._report('solver', f'solve failed: {type(exc).__name__}: {exc}')
+                return
+            if out is None:  # stale joint states: no motion
+                level, message = tracker.state_status(now, self._last_match)
+                if self.board.set('joint_states', level, message):
+                    self.get_logger().error(message)
+                    self.publish_diagnostics()
+                return
+            self._publish_cycle(tracker, out, stamp)
+
+    def _publish_cycle(self, tracker: Tracker, out, stamp) -> None:
+        if self.pub_trajectory is not None:
+            self.pub_trajectory.publish(joint_trajectory(self.types, out.trajectory, stamp))
+        else:
+            positions = out.commanded[[tracker.robot.joint_names.index(n)
+                                       for n in out.trajectory.joint_names]]
+            self.pub_positions.publish(float64_multi_array(self.types, positions))
         now = self.get_clock().now().to_msg()
         names = tracker.robot.joint_names
-        self.pub_trajectory.publish(joint_trajectory(self.types, out.trajectory))  # stamp 0
-        solution = joint_state(self.types, names, out.result.q, stamp=now)
-        self.pub_solution.publish(solution)
+        self.pub_solution.publish(joint_state(self.types, names, out.result.q, stamp=now))
         if self.pub_echo is not None:
             with self._echo_lock:
-                self._echoed = (names, out.result.q)
-                self.pub_echo.publish(solution)
+                self._echoed = (names, out.commanded)
+                self.pub_echo.publish(joint_state(self.types, names, out.commanded, stamp=now))
+        try:
+            level = self.board.get('solver').level
+        except KeyError:
+            level = None
         self.board.put('solver', out.status)
-        self.publish_diagnostics()
+        if out.status.level != level or out.goal_done:  # else at the diagnostics period
+            self.publish_diagnostics()
 
     def _echo_state(self) -> None:
-        tracker = self.tracker
-        if tracker is None:
-            return
-        with self._echo_lock:
-            names, q = self._echoed or (None, None)
-            if names != tracker.robot.joint_names:  # no solution yet, or another robot
-                names, q = tracker.robot.joint_names, tracker.current_q()
-            self.pub_echo.publish(joint_state(self.types, names, q,
-                                              stamp=self.get_clock().now().to_msg()))
+        with self._gate.enter() as open_:
+            tracker = self.tracker
+            if not open_ or tracker is None:
+                return
+            with self._echo_lock:
+                names, q = self._echoed or (None, None)
+                if names != tracker.robot.joint_names:  # no motion yet, or another robot
+                    names, q = tracker.robot.joint_names, tracker.current_q()
+                self.pub_echo.publish(joint_state(self.types, names, q,
+                                                  stamp=self.get_clock().now().to_msg()))
 
     def _create_service(self) -> None:
         try:
@@ -255,30 +384,39 @@ class PDLSIKNode(Node):
         self.board.ok('compute_ik', '~/compute_ik and ~/compute_fk ready')
 
     def _on_compute_ik(self, request, response):
-        if self.service is None:
-            reply = IKServiceReply(ErrorCode.FAILURE, 'no robot model yet')
-        else:
-            try:
-                reply = self.service.compute(ik_request_from_msg(request),
-                                             self.tracker.current_q)
-            except RequestError as exc:
-                reply = IKServiceReply(exc.code, str(exc))
-        self.get_logger().info(f'compute_ik: {reply.code.name}: {reply.message}')
-        return ik_response(self.types, reply, stamp=self.get_clock().now().to_msg())
+        with self._gate.enter() as open_:
+            progress = self._loader.progress()
+            if not open_:
+                reply = IKServiceReply(ErrorCode.FAILURE, 'node shutting down')
+            elif self.service is None or progress is not None:
+                why = progress or 'no robot model yet (waiting for robot_description)'
+                reply = IKServiceReply(ErrorCode.FAILURE, f'solver not ready, retry later: {why}')
+            else:
+                try:
+                    reply = self.service.compute(ik_request_from_msg(request),
+                                                 self.tracker.current_q)
+                except RequestError as exc:
+                    reply = IKServiceReply(exc.code, str(exc))
+            self.get_logger().info(f'compute_ik: {reply.code.name}: {reply.message}')
+            return ik_response(self.types, reply, stamp=self.get_clock().now().to_msg())
 
     def _on_compute_fk(self, request, response):
-        service = self.service
-        if service is None:
-            reply = FKServiceReply(ErrorCode.FAILURE, 'no robot model yet')
-        else:
-            try:
-                reply = compute_fk(service.groups, fk_request_from_msg(request),
-                                   self.tracker.current_q)
-            except RequestError as exc:
-                reply = FKServiceReply(exc.code, str(exc))
-        if reply.code != ErrorCode.SUCCESS:
-            self.get_logger().info(f'compute_fk: {reply.code.name}: {reply.message}')
-        return fk_response(self.types, reply, stamp=self.get_clock().now().to_msg())
+        with self._gate.enter() as open_:
+            progress = self._loader.progress()
+            if not open_:
+                reply = FKServiceReply(ErrorCode.FAILURE, 'node shutting down')
+            elif self.service is None or progress is not None:
+                why = progress or 'no robot model yet (waiting for robot_description)'
+                reply = FKServiceReply(ErrorCode.FAILURE, f'solver not ready, retry later: {why}')
+            else:
+                try:
+                    reply = compute_fk(self.service.groups, fk_request_from_msg(request),
+                                       self.tracker.current_q)
+                except RequestError as exc:
+                    reply = FKServiceReply(exc.code, str(exc))
+            if reply.code != ErrorCode.SUCCESS:
+                self.get_logger().info(f'compute_fk: {reply.code.name}: {reply.message}')
+            return fk_response(self.types, reply, stamp=self.get_clock().now().to_msg())
 
     # ------------------------------------------------------------- parameters
     def _on_set_parameters(self, parameters) -> SetParametersResult:
@@ -290,26 +428,66 @@ class PDLSIKNode(Node):
         config, reason = apply_changes(self.config, changes)
         if config is None:
             return SetParametersResult(successful=False, reason=reason)
+        if 'state_timeout' in changes:
+            try:
+                settings = node_settings(dict(self.settings, **changes))
+            except PDLSIKError as exc:
+                return SetParametersResult(successful=False, reason=str(exc))
+            self.settings = settings
+            if self.tracker is not None:
+                self.tracker.state_timeout = settings['state_timeout']
         description = changes.get('robot_description')
-        try:
-            if self.tracker is not None or description:
-                source = description or self.tracker.robot.description
-                self._set_robot(build_robot(source, config), 'parameters')
-        except PDLSIKError as exc:
-            return SetParametersResult(successful=False, reason=str(exc))
-        rate_changed = config.tracking_rate != self.config.tracking_rate
+        if description or (self.tracker is not None and config != self.config):
+            if self._loader.loading and not description:
+                return SetParametersResult(successful=False,
+                                           reason=f'{LOADING}: retry when the solver is ready')
+            source = description or self.tracker.robot.description
+            try:
+                robot = build_robot(source, config)
+                controller_joints(robot, None, self.settings['controller_joints'])
+                if self.tracker is not None and not description:
+                    self.tracker.set_robot(robot)  # kernels in memory already: quick
+                    self.service.set_robot(robot)
+                else:
+                    self._load(source, config, 'parameters')
+            except PDLSIKError as exc:
+                return SetParametersResult(successful=False, reason=str(exc))
         self.config = config
-        if rate_changed:
-            self.destroy_timer(self._tracking_timer)
-            self._tracking_timer = self._make_tracking_timer()
+        self._sync_timers()  # after self.config: the rate in force decides
         self._aliases.after_accept()
         return SetParametersResult(successful=True)
 
     # ------------------------------------------------------------ diagnostics
+    def _on_diagnostics_timer(self) -> None:
+        with self._gate.enter() as open_:
+            if not open_:
+                return
+            progress = self._loader.progress()
+            if progress is not None:
+                self.board.warn('solver', progress)
+            tracker = self.tracker
+            if tracker is not None and tracker.state_age(time.monotonic()) is not None:
+                level, message = tracker.state_status(time.monotonic(), self._last_match)
+                self.board.set('joint_states', level, message)
+            self.publish_diagnostics()
+
+    def _on_first_diagnostics(self) -> None:
+        self._first_diagnostics.cancel()
+        self._on_diagnostics_timer()
+
     def publish_diagnostics(self) -> None:
         """Publish every current status on /diagnostics."""
         stamp = self.get_clock().now().to_msg()
         self.pub_diagnostics.publish(diagnostic_array(self.types, self.board.statuses(), stamp))
+
+    # --------------------------------------------------------------- shutdown
+    def close(self, timeout: float = CLOSE_WAIT) -> bool:
+        """
+        Let no callback start and wait for the running ones (before ``destroy_node``).
+
+        :return: True when none is left running within ``timeout`` [s].
+        """
+        return self._gate.close(timeout)
 
 
 def main(args=None) -> int:

@@ -15,6 +15,7 @@
 """The few lines every ``main()`` of this package shares: init, construct, spin, shut down."""
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Optional
 
 from pdls_ik.errors import PDLSIKError
@@ -51,6 +52,18 @@ def run_node(factory: Callable[[], object], name: str, args=None,
         if rclpy.ok():
             raise
     finally:
+        # rclpy's MultiThreadedExecutor (Humble, Jazzy) hands callbacks to a thread pool and its
+        # shutdown() neither waits for them nor stops them: it destroys the guard condition that
+        # a queued callback triggers, whose task then ends in "cannot use Destroyable" printed
+        # as an exception never retrieved. So: close the node's callbacks (those still queued
+        # return at once, the running ones are waited for), let the pool finish (spin has
+        # stopped: nothing new is queued), then shut the executor down and destroy the node.
+        close = getattr(node, 'close', None)
+        if callable(close):
+            close()
+        pool = getattr(executor, '_executor', None)
+        if isinstance(pool, ThreadPoolExecutor):
+            pool.shutdown(wait=True)
         executor.shutdown()
         node.destroy_node()
         rclpy.try_shutdown()

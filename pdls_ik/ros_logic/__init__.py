@@ -24,7 +24,10 @@ ROS-free logic of the ROS 2 nodes: everything in :mod:`pdls_ik.ros` that is not 
 - :mod:`.groups` — the planning groups: the SRDF's, and the configured chain;
 - :mod:`.board` — the diagnostic statuses the node publishes;
 - :mod:`.parameters` — node parameters from the :class:`~pdls_ik.config.IKConfig` table;
-- :mod:`.markers` — interactive-marker helpers (rate limiting).
+- :mod:`.markers` — interactive-marker helpers (rate limiting, the release pose);
+- :mod:`.controller_setup` — the controller's joints; a URDF for ros2_control mock hardware;
+- :mod:`.loader` — robots and solvers built off the callback thread, with progress;
+- :mod:`.gate` — callbacks that never outlive the node at shutdown.
 
 Nothing here imports rclpy: all of it is tested without ROS.
 """

@@ -48,6 +48,17 @@ class RateLimiter:
             self._pending = item
             return None
 
+    def release(self, now: float, item):
+        """
+        Let the final ``item`` (a drag's release pose) through at once, dropping any pending one.
+
+        A pending pose is older than the release pose: flushed after it, it would become the
+        goal and the robot would end off the release pose.
+        """
+        with self._lock:
+            self._last, self._pending = now, None
+            return item
+
     def flush(self, now: float) -> Optional[object]:
         """Return the pending item (if any and its slot has come), clearing it."""
         with self._lock:

@@ -58,6 +58,9 @@ class Declaration:
     read_only: bool = False
 
 
+#: values of ``command_out_type`` (the message types, as MoveIt Servo's parameter names them)
+COMMAND_OUT_TYPES = ('trajectory_msgs/JointTrajectory', 'std_msgs/Float64MultiArray')
+
 #: parameters of the node itself (not solver settings)
 NODE_PARAMETERS = (
     Declaration('robot_description', 'string', '',
@@ -84,6 +87,24 @@ NODE_PARAMETERS = (
     Declaration('diagnostics_period', 'double', 1.0,
                 'Period of the diagnostics publication [s] (also published after every solve).',
                 0.01, 1.0, read_only=True),
+    Declaration('controller_joints', 'string_array', None,
+                "Joints of the controller, in its order (its 'joints' parameter); unset: the "
+                'joints the solver moves (the chain of base_link to tip_link), no mimic joints.',
+                read_only=True),
+    Declaration('command_out_type', 'string', COMMAND_OUT_TYPES[0],
+                f"Output: '{COMMAND_OUT_TYPES[0]}' on joint_trajectory (a "
+                f"joint_trajectory_controller) or '{COMMAND_OUT_TYPES[1]}' on commands "
+                '(positions for a forward position controller), as MoveIt Servo.',
+                read_only=True),
+    Declaration('stamp_trajectories', 'bool', False,
+                'false: joint_trajectory header stamp zero (the controller starts each message '
+                'when it receives it); true: the cycle time less one period, so that a '
+                'controller places each '
+                'message on the same time line whatever the delivery delay (smoother streaming '
+                'to a joint_trajectory_controller; needs one clock for both).', read_only=True),
+    Declaration('state_timeout', 'double', 0.0,
+                'Age [s] above which the last joint_states is stale (ERROR, motion stopped); '
+                '0: five tracking periods, at least 0.1 s.', 0.0, 60.0),
 )
 
 
@@ -117,7 +138,7 @@ def _normalize(name: str, value: Any) -> Any:
     """
     if isinstance(value, (list, tuple)) or type(value).__name__ == 'array':
         value = list(value)
-        if name in ('locked_joints',) and value == ['']:
+        if name in ('locked_joints', 'controller_joints') and value == ['']:
             return []
     return value
 
@@ -173,6 +194,25 @@ def apply_changes(config: IKConfig, changes: Mapping[str, Any]
         return config.replace(**solver_changes), ''
     except ConfigError as exc:
         return None, str(exc)
+
+
+def node_settings(values: Mapping[str, Any]) -> Dict[str, Any]:
+    """
+    Check the node's own parameters; return them normalized.
+
+    :raises ConfigError: ``command_out_type`` not one of :data:`COMMAND_OUT_TYPES`, or a
+        negative ``state_timeout`` (naming the parameter).
+    """
+    out = {d.name: values.get(d.name, d.default) for d in NODE_PARAMETERS}
+    out['controller_joints'] = _normalize('controller_joints',
+                                          out['controller_joints'] or [])
+    if out['command_out_type'] not in COMMAND_OUT_TYPES:
+        raise ConfigError(f"parameter 'command_out_type': {out['command_out_type']!r} is not "
+                          f"one of {', '.join(COMMAND_OUT_TYPES)}")
+    if not out['state_timeout'] >= 0.0:
+        raise ConfigError(f"parameter 'state_timeout': must be >= 0 s, got "
+                          f"{out['state_timeout']}")
+    return out
 
 
 def read_only_names() -> List[str]:

@@ -19,40 +19,66 @@ Subscriptions only store (:meth:`Tracker.offer_goal`, :meth:`Tracker.offer_joint
 goal replaces any goal not yet reached, so a flood of goals never queues up (the newest wins).
 The node's timer calls :meth:`Tracker.cycle` at ``tracking_rate`` in its own callback group.
 
-A cycle (tracking mode) warm-starts :meth:`IKSolver.track` from the current joint positions — the
-latest joint_states, else the last solution, else the middle of the limits — and plans a
-trajectory from there to the cycle's solution. The goal stays active over the next cycles until
-it is reached (success) or the solver stops moving (stalled: unreachable goal), so that a far goal
-is approached over several velocity-bounded cycles; "stops moving" means :data:`STALL_CYCLES`
-failed cycles in a row that did not lower the best goal error (position [m] + orientation
-[rad]) by a relative :data:`PROGRESS`; the goal is then given up with the last cycle's status
-(an unreachable goal, or one behind a joint limit). No one-shot solve is tried then: it could
-jump to another IK branch; a reachable goal beyond the velocity box is approached by the
-tracking cycles themselves (:meth:`IKSolver.track`).
+A cycle (tracking mode) continues the commanded motion (:class:`pdls_ik.trajectory.StreamPlanner`):
+it solves :meth:`IKSolver.track` from the last *commanded* position, advances the commanded state
+(position and velocity) by one period toward that solution under the velocity and acceleration
+bounds, and publishes the controller's joints of that motion, continued to rest. The solution's
+change since the previous cycle (a moving goal) is followed as the target's velocity, so that a
+goal stream is tracked without lag; a cycle held by the velocity box (a far goal) is solved again
+over the braking horizon (:func:`pdls_ik.trajectory.braking_horizon`), so that the motion can
+reach full speed and still stop on the goal. Once the commanded state can stop within a cycle
+and the solution meets the goal, the motion lands on that solution and rests there.
 
-In one-shot mode a goal gets one :meth:`IKSolver.solve` with restarts instead.
+A stream starts from the measured joint state (else mid-limits); it restarts from a measured
+state only when the commanded motion is at rest and the robot is measured more than
+:data:`RESYNC_TOL` away from it (moved by something else): while it moves, a lagging
+joint_states never resets it.
+
+The goal stays active until the commanded state rests on a solution within tolerance (reached)
+or stops making progress (:data:`STALL_CYCLES` cycles of a motion slow enough to stop within a
+cycle that did not lower the remaining error, position [m] + orientation [rad] of the commanded
+state, by a relative :data:`PROGRESS`; a motion at speed may first turn away from the goal): then
+the goal is given up as ``unreachable`` (farther from the base than the chain reaches) or
+``stalled``. Each cycle carries a status (:func:`pdls_ik.diagnostics.tracking_status`): OK or
+WARN with the remaining distance while approaching; ERROR only when given up.
+
+Joint states older than ``state_timeout`` (after one was received) are stale: no cycle runs and
+no motion is published until a fresh one arrives (the stream then restarts from it).
+
+In one-shot mode a goal gets one :meth:`IKSolver.solve` with restarts and a point-to-point
+trajectory (:func:`pdls_ik.trajectory.plan_to`) instead.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 import math
 import threading
-from typing import Optional
+from typing import List, Optional, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
-from pdls_ik.diagnostics import DiagnosticStatus, status_from_result
+from pdls_ik.diagnostics import (APPROACHING, DiagnosticStatus, ERROR, OK, REACHED, STALLED,
+                                 tracking_status, UNREACHABLE, WARN)
 from pdls_ik.msgs.geometry import ParsedPose
-from pdls_ik.msgs.joint_state import joint_state_to_q, JointMatch
+from pdls_ik.msgs.joint_state import has_positions, joint_state_to_q, JointMatch
+from pdls_ik.ros_logic.controller_setup import controller_joints
 from pdls_ik.ros_logic.frames import goal_in_base
 from pdls_ik.ros_logic.robot import Robot
-from pdls_ik.trajectory import plan_to, Trajectory
+from pdls_ik.trajectory import braking_horizon, planner_for, StreamPlanner
+from pdls_ik.trajectory import plan_to, select_joints, Trajectory
 
 #: relative decrease of the goal error below which a cycle makes no progress
 PROGRESS = 1e-6
-#: consecutive failed cycles without progress after which a goal is given up (stalled)
+#: consecutive cycles without progress after which a goal is given up (stalled)
 STALL_CYCLES = 20
 MODES = ('tracking', 'one_shot')
+#: gap [rad or m] between the measured and the commanded state at rest beyond which a new
+#: stream starts from the measured one (the robot was moved by something else)
+RESYNC_TOL = 1e-3
+#: stale joint_states: default age limit in tracking periods (``state_timeout`` 0), and its
+#: floor [s] (a loaded machine delays messages by tens of milliseconds)
+STALE_PERIODS = 5
+STALE_MIN = 0.1
 
 
 @dataclass(frozen=True)
@@ -60,80 +86,181 @@ class CycleOutput:
     """
     What one cycle publishes.
 
-    :ivar q_from: (n,) joint positions the cycle started from.
-    :ivar result: the :class:`pdls_ik.ik.IKResult`.
-    :ivar trajectory: from ``q_from`` to ``result.q``.
-    :ivar status: diagnostic status of the solve.
-    :ivar goal_done: the goal is finished (reached or stalled); no further cycles for it.
+    :ivar q_from: (n,) commanded joint positions the cycle started from.
+    :ivar result: the :class:`pdls_ik.ik.IKResult` (its ``q``: the solution the motion heads to).
+    :ivar trajectory: the controller's joints, from the commanded state on.
+    :ivar commanded: (n,) commanded joint positions one period later (forward position
+        controllers, the loop-back).
+    :ivar status: diagnostic status of the cycle.
+    :ivar goal_done: the goal is finished (reached or given up); no further cycles for it.
     """
 
     q_from: NDArray[np.float64]
     result: object
     trajectory: Trajectory
+    commanded: NDArray[np.float64]
     status: DiagnosticStatus
     goal_done: bool
 
 
-class Tracker:
-    """Latest goal and joint state of one robot, and the solve cycle (thread-safe)."""
+@dataclass
+class _Segment:
+    """A goal of a stream: the solutions it runs between, over ``cycles`` cycles."""
 
-    def __init__(self, robot: Robot, mode: str = 'tracking'):
+    seq: int
+    since: int
+    anchor: Optional[NDArray[np.float64]]
+    cycles: int
+    solution: NDArray[np.float64]
+
+
+class Tracker:
+    """
+    Latest goal and joint state of one robot, and the solve cycle (thread-safe).
+
+    :param controller_names: the ``controller_joints`` parameter (:func:`controller_joints`).
+    :param state_timeout: age [s] above which received joint states are stale; 0: five
+        tracking periods (:data:`STALE_PERIODS`), at least :data:`STALE_MIN`.
+    """
+
+    def __init__(self, robot: Robot, mode: str = 'tracking',
+                 controller_names: Sequence[str] = (), state_timeout: float = 0.0):
         if mode not in MODES:
             raise ValueError(f'mode: expected one of {MODES}, got {mode!r}')
         self.mode = mode
+        self.controller_names = list(controller_names)
+        self.state_timeout = float(state_timeout)
         self._lock = threading.Lock()
         self._robot = robot
         self._solver = robot.solver()
+        self._commanded = controller_joints(robot, self._solver, self.controller_names)
+        self._stream = self._new_stream(robot)
         self._goal: Optional[NDArray[np.float64]] = None
+        #: (4, 4) the last goal offered (active or finished)
+        self._last_target: Optional[NDArray[np.float64]] = None
         self._goal_seq = 0
+        #: (n,) the solution the commanded state lands on once it meets the goal
+        self._landing: Optional[NDArray[np.float64]] = None
+        #: (n,) the previous cycle's solution when it was not bounded by the velocity box
+        #: the goal-stream segment in progress (cycles not bounded by the velocity box)
+        self._previous_solution: Optional[_Segment] = None
+        self._cycle_count = 0
         self._idle_cycles = 0
         self._best_error = math.inf
         self._q_measured: Optional[NDArray[np.float64]] = None
+        self._measured_at: Optional[float] = None
+        self._fresh = False  # a joint state arrived since the stream last came to rest
         self._q_solution: Optional[NDArray[np.float64]] = None
+
+    def _new_stream(self, robot: Robot) -> StreamPlanner:
+        return planner_for(robot.linkage, robot.config, 1.0 / robot.config.tracking_rate,
+                           self._commanded)
 
     @property
     def robot(self) -> Robot:
         """Return the robot in service."""
         return self._robot
 
+    @property
+    def commanded_joints(self) -> List[str]:
+        """Names of the joints in the published motion (the controller's joints)."""
+        return [self._robot.joint_names[i] for i in self._commanded]
+
+    @property
+    def uncommanded_joints(self) -> List[str]:
+        """Joints the solver moves that the controller's joints leave out (held by nothing)."""
+        free = np.flatnonzero(self._solver.free)
+        return [self._robot.joint_names[i] for i in free if i not in set(self._commanded)]
+
     def set_robot(self, robot: Robot) -> None:
         """
-        Swap in a new robot (description or parameters changed); state of joints reset.
+        Swap in a new robot (description or parameters changed).
 
-        The solver is built first, so a failure leaves the previous robot in service.
+        The commanded motion continues when the joints are the same; the state of joints is reset
+        otherwise. The solver is built first, so a failure leaves the previous robot in service.
+
+        :raises ConfigError: ``controller_joints`` does not fit the new robot.
         """
         solver = robot.solver()
+        commanded = controller_joints(robot, solver, self.controller_names)
         with self._lock:
             same_joints = robot.joint_names == self._robot.joint_names
-            self._robot, self._solver = robot, solver
+            old = self._stream
+            self._robot, self._solver, self._commanded = robot, solver, commanded
+            self._stream = self._new_stream(robot)
+            if same_joints and old.active:
+                self._stream.positions, self._stream.velocities = old.positions, old.velocities
             if not same_joints:
-                self._goal = self._q_measured = self._q_solution = None
+                self._goal = self._q_measured = self._q_solution = self._last_target = None
+                self._measured_at = None
 
     def current_q(self) -> NDArray[np.float64]:
-        """(n,) best known joint positions: joint_states, else last solution, else mid-limits."""
+        """(n,) best known joint positions: joint_states, else the commanded state, else mid."""
         with self._lock:
             return self._current_q_locked()
 
     def _current_q_locked(self) -> NDArray[np.float64]:
-        for q in (self._q_measured, self._q_solution):
+        for q in (self._q_measured, self._stream.positions, self._q_solution):
             if q is not None:
                 return q.copy()
         return self._robot.default_q()
 
-    def offer_joint_state(self, msg) -> JointMatch:
+    def offer_joint_state(self, msg, now: Optional[float] = None) -> Optional[JointMatch]:
         """
-        Store the joint positions of a JointState message (matched by name).
+        Store the joint positions of a JointState message (matched by name) received at ``now``.
 
         Joints missing from the message keep their last known value (see ``missing``).
 
-        :raises InputError: empty message, mismatched arrays, NaN position (naming the field).
+        :param now: receive time [s] on a monotonic clock (for :meth:`state_age`), or None.
+        :return: the match; None for a message without positions (velocity or effort only, as
+            some drivers send), which is skipped.
+        :raises InputError: no joint names, mismatched arrays, NaN position (naming the field).
         """
+        if not has_positions(msg):
+            return None
         with self._lock:
             match = joint_state_to_q(msg, self._robot.joint_names,
                                      fallback=self._current_q_locked())
             if match.found.any():
                 self._q_measured = match.q
+                self._measured_at = now
+                self._fresh = True
         return match
+
+    def state_limit(self) -> float:
+        """Age [s] above which a received joint state is stale."""
+        if self.state_timeout > 0.0:
+            return self.state_timeout
+        return max(STALE_PERIODS / self._robot.config.tracking_rate, STALE_MIN)
+
+    def state_age(self, now: float) -> Optional[float]:
+        """Age [s] of the last joint state at ``now``; None before the first one (or untimed)."""
+        at = self._measured_at
+        return None if at is None else max(0.0, now - at)
+
+    def is_stale(self, now: Optional[float]) -> bool:
+        """Tell whether joint states were received and the last one is too old at ``now``."""
+        age = None if now is None else self.state_age(now)
+        return age is not None and age > self.state_limit()
+
+    def state_status(self, now: float, match: Optional[JointMatch] = None) -> tuple:
+        """
+        (level, message) of the joint_states input at ``now``.
+
+        ERROR when stale (:meth:`is_stale`), WARN before the first message or when joints are
+        missing from the last one, else OK.
+        """
+        age = self.state_age(now)
+        if age is None:
+            return WARN, ('no joint_states received yet: solving from the commanded state, '
+                          'else mid-limits')
+        if age > self.state_limit():
+            return ERROR, (f'stale: last joint_states {age:.3g} s ago (limit '
+                           f'{self.state_limit():.3g} s, parameter state_timeout): motion '
+                           f'stopped until a fresh one arrives')
+        if match is not None and match.missing:
+            return WARN, f"joints missing: {', '.join(match.missing)}"
+        return OK, 'all joints received'
 
     def offer_goal(self, goal: ParsedPose) -> NDArray[np.float64]:
         """
@@ -144,51 +271,179 @@ class Tracker:
         with self._lock:
             target = goal_in_base(self._robot.linkage, self._robot.base_link, goal,
                                   self._current_q_locked())
-            self._goal = target
+            if self._same_goal(target):
+                # the same goal re-sent (a marker held still, a goal repeated at 20 Hz): the
+                # approach, its landing point and its progress count go on; a goal reached or
+                # given up stays so, unless the robot was moved away meanwhile
+                if self._goal is None and self._moved():
+                    self._goal = target
+                return target
+            self._goal, self._last_target = target, target
             self._goal_seq += 1
+            self._landing = None
             self._idle_cycles, self._best_error = 0, math.inf
         return target
+
+    def _same_goal(self, target: NDArray[np.float64]) -> bool:
+        """Tell whether ``target`` (4, 4) is the last goal within the solver's tolerances."""
+        last = self._last_target
+        if last is None:
+            return False
+        cfg = self._robot.config
+        moved = float(np.linalg.norm(target[:3, 3] - last[:3, 3]))
+        cos = 0.5 * (float(np.trace(last[:3, :3].T @ target[:3, :3])) - 1.0)
+        turned = math.acos(min(1.0, max(-1.0, cos)))
+        return moved <= 0.1 * cfg.position_tolerance and turned <= 0.1 * cfg.orientation_tolerance
 
     @property
     def has_goal(self) -> bool:
         """Tell whether a goal waits for (more) cycles."""
         return self._goal is not None
 
-    def cycle(self, dt: float) -> Optional[CycleOutput]:
+    def cycle(self, dt: float, now: Optional[float] = None) -> Optional[CycleOutput]:
         """
-        One solve toward the active goal; None when there is none.
+        One solve toward the active goal; None when there is none or joint states are stale.
 
-        :param dt: cycle period [s] (1 / tracking_rate): bounds the joint step of a tracking cycle
-            to velocity limit × dt.
+        :param dt: cycle period [s] (1 / tracking_rate): the time step of the commanded motion.
+        :param now: the time [s] (monotonic clock of :meth:`offer_joint_state`) for the stale
+            check; None: no check.
         """
         with self._lock:
             if self._goal is None:
                 return None
+            if self.is_stale(now):
+                self._stream.reset(None)  # restart from the next fresh state
+                return None
             target, seq = self._goal, self._goal_seq
-            robot, solver = self._robot, self._solver
-            q_from = self._current_q_locked()
-        if self.mode == 'tracking':
-            result = solver.track(target, q_from, dt)
-        else:
-            result = solver.solve(target, seed=q_from)
-        error = float(result.position_error) + float(result.orientation_error)
+            robot, solver, stream = self._robot, self._solver, self._stream
+            if self.mode == 'one_shot':
+                q_from = self._current_q_locked()
+            else:
+                if not stream.active or (stream.at_rest and self._fresh and self._moved()):
+                    stream.reset(self._current_q_locked())
+                self._fresh = False
+                q_from = stream.positions.copy()
+        if self.mode == 'one_shot':
+            return self._one_shot(robot, solver, target, seq, q_from)
+        stream.dt = float(dt)
+        result = solver.track(target, q_from, dt)
+        q_star = np.asarray(result.q, dtype=float)
+        landing = self._landing
+        if landing is None and result.success and stream.can_stop:
+            # a solution of the goal, and a motion that can turn toward it: land there and stay
+            # (solutions recomputed each cycle drift in the null space with the posture task,
+            # and a motion chasing them would never come to rest)
+            landing = self._landing = q_star
+        target_q, velocity = self._aim(stream, solver, target, seq, q_from, q_star,
+                                       result.success, dt)
+        trajectory = stream.step(target_q if landing is None else landing,
+                                 None if landing is not None else velocity)
+        commanded = stream.positions.copy()
+        position_left, orientation_left = solver.errors(commanded)
+        error = float(position_left) + float(orientation_left)
+        reached = landing is not None and stream.at_rest
         with self._lock:
             current = robot is self._robot and seq == self._goal_seq
             if current and error < self._best_error * (1.0 - PROGRESS):
                 self._idle_cycles, self._best_error = 0, error
-            elif current:
+            elif current and stream.can_stop:  # no progress, and the motion has slowed down
                 self._idle_cycles += 1
-            stalled = self._idle_cycles >= STALL_CYCLES
-        done = bool(result.success) or self.mode == 'one_shot' or stalled
+            stalled = self._idle_cycles >= STALL_CYCLES and not reached
+            if robot is self._robot:
+                self._q_solution = np.asarray(result.q, dtype=float)
+                if (reached or stalled) and current:
+                    self._goal = None  # reached or given up, and no newer goal arrived
+        phase, detail = REACHED if reached else APPROACHING, ''
+        if stalled:
+            phase, detail = self._given_up(robot, target)
+        status = tracking_status(result, phase, position_left, orientation_left,
+                                 hardware_id=robot.linkage.name, detail=detail)
+        return CycleOutput(q_from, result, trajectory, commanded, status, reached or stalled)
+
+    def _aim(self, stream: StreamPlanner, solver, target, seq: int, q_from, q_star,
+             success: bool, dt: float):
+        """
+        Return the stream's target (n,) and its velocity (n,) or None for this cycle's solution.
+
+        A cycle bounded by the velocity box (a far goal) gives only the first step of the way:
+        a second tracking solve over the braking horizon gives a target far enough ahead for
+        the stream to move at full speed and still stop on time (or the goal's solution, when
+        that solve reaches it). The solution is the target; for a goal stream, the target runs
+        from the previous goal's solution to the new one over the cycles that separated the two
+        goals, at that velocity (followed without lag at 100 Hz, without stop-and-go at 20 Hz);
+        a change larger than the velocity box allows is a jump (a goal elsewhere), not a motion
+        to follow.
+        """
+        self._cycle_count += 1
+        reach = stream.vmax * dt
+        step = np.abs(q_star - q_from)
+        free = solver.free
+        saturated = not success and bool(np.any(step[free] >= (1.0 - 1e-6) * reach[free]))
+        if saturated:
+            horizon = braking_horizon(stream.vmax, stream.amax, dt)
+            far = solver.track(target, q_from, horizon)
+            q_star = np.asarray(far.q, dtype=float)
+            if not far.success:  # a far goal: approach it, no stream to follow
+                self._previous_solution = None
+                return q_star, None
+        previous = self._previous_solution
+        if previous is None or previous.seq != seq:  # a new goal: it starts a stream segment
+            cycles = None if previous is None else self._cycle_count - previous.since
+            anchor = None if previous is None else previous.solution
+            if anchor is not None and np.any(np.abs(q_star - anchor) > reach * cycles):
+                anchor = None  # a jump to a goal elsewhere: no motion to follow
+            previous = self._previous_solution = _Segment(seq, self._cycle_count, anchor,
+                                                          cycles or 1, q_star)
+        previous.solution = q_star
+        if previous.anchor is None:
+            return q_star, None
+        # the segment from the previous goal's solution to this one, run over the interval
+        # between the two goals: the stream follows it at its velocity, one cycle of grace
+        # for a late goal, then the motion stops on the goal's solution
+        elapsed = self._cycle_count - previous.since
+        if elapsed > previous.cycles:
+            return q_star, None
+        fraction = min(1.0, (elapsed + 1) / previous.cycles)
+        velocity = (q_star - previous.anchor) / (previous.cycles * dt)
+        return previous.anchor + (q_star - previous.anchor) * fraction, velocity
+
+    def _moved(self) -> bool:
+        """Tell whether the measured state is off the commanded one at rest (moved by others)."""
+        if self._q_measured is None or self._stream.positions is None:
+            return False
+        gap = np.abs(self._q_measured - self._stream.positions)[self._commanded]
+        return bool(np.any(gap > RESYNC_TOL))
+
+    @staticmethod
+    def _given_up(robot: Robot, target: NDArray[np.float64]) -> tuple:
+        """(phase, detail) of a goal without progress: unreachable when beyond the reach."""
+        distance = float(np.linalg.norm(target[:3, 3]))
+        reach = robot.linkage.reach(robot.tip_link, robot.base_link)
+        if distance > reach:
+            return UNREACHABLE, (f'the goal is {distance:.3g} m from {robot.base_link}, the '
+                                 f'chain to {robot.tip_link} reaches at most {reach:.3g} m')
+        return STALLED, 'no progress in %d cycles' % STALL_CYCLES
+
+    def _one_shot(self, robot: Robot, solver, target, seq: int,
+                  q_from: NDArray[np.float64]) -> CycleOutput:
+        result = solver.solve(target, seed=q_from)
         q = np.asarray(result.q, dtype=float)
         config = robot.config
         max_acc = config.max_acceleration * config.acceleration_scaling or None
-        trajectory = plan_to(robot.linkage, q_from, q, velocity_scaling=config.velocity_scaling,
-                             max_acceleration=max_acc, min_duration=config.trajectory_horizon)
-        status = status_from_result(result, hardware_id=robot.linkage.name)
+        trajectory = select_joints(plan_to(robot.linkage, q_from, q,
+                                           velocity_scaling=config.velocity_scaling,
+                                           max_acceleration=max_acc,
+                                           min_duration=config.trajectory_horizon),
+                                   self._commanded)
+        position_left, orientation_left = result.position_error, result.orientation_error
         with self._lock:
             if robot is self._robot:
                 self._q_solution = q
-                if done and current and seq == self._goal_seq:
-                    self._goal = None  # reached or stalled, and no newer goal arrived
-        return CycleOutput(q_from, result, trajectory, status, done)
+                self._stream.reset(q)
+                if seq == self._goal_seq:
+                    self._goal = None
+        phase = REACHED if result.success else STALLED
+        status = tracking_status(result, phase, position_left, orientation_left,
+                                 hardware_id=robot.linkage.name,
+                                 detail='' if result.success else 'one-shot solve failed')
+        return CycleOutput(q_from, result, trajectory, q, status, True)

@@ -41,7 +41,23 @@ def test_every_config_field_alias_and_node_parameter_declared_once():
     assert "alias of 'timeout'" in decls['kinematics_solver_timeout'].description
     assert set(read_only_names()) == {'mode', 'echo_joint_states', 'diagnostics_period',
                                       'robot_description_semantic', 'posture_state',
-                                      'ik_link_priorities'}
+                                      'ik_link_priorities', 'controller_joints',
+                                      'command_out_type', 'stamp_trajectories'}
+    assert 'state_timeout' not in read_only_names()  # may change at runtime
+
+
+def test_node_settings_checked_and_normalized():
+    from pdls_ik.ros_logic.parameters import COMMAND_OUT_TYPES, node_settings
+    defaults = node_settings({})
+    assert defaults['controller_joints'] == [] and defaults['state_timeout'] == 0.0
+    assert defaults['command_out_type'] == 'trajectory_msgs/JointTrajectory'
+    assert node_settings({'controller_joints': ['']})['controller_joints'] == []
+    assert node_settings({'command_out_type': COMMAND_OUT_TYPES[1]})['command_out_type'] == \
+        'std_msgs/Float64MultiArray'
+    with pytest.raises(ConfigError, match="'command_out_type': 'float' is not one of"):
+        node_settings({'command_out_type': 'float'})
+    with pytest.raises(ConfigError, match="'state_timeout'"):
+        node_settings({'state_timeout': -1.0})
 
 
 def test_defaults_give_default_config():
