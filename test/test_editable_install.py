@@ -35,6 +35,11 @@ def test_a_script_beside_the_clone_imports_the_real_package(tmp_path):
     setuptools = pytest.importorskip('setuptools')
     if int(setuptools.__version__.split('.')[0]) < 64:
         pytest.skip(f'setuptools {setuptools.__version__} has no PEP 660 editable installs')
+    try:        # bdist_wheel: setuptools' own since 70.1, else the wheel package's
+        import setuptools.command.bdist_wheel  # noqa: F401
+    except ImportError:
+        pytest.importorskip('wheel.bdist_wheel', reason='no bdist_wheel (setuptools < 70.1 '
+                            'without the wheel package): no editable wheel can be built')
     wheels = tmp_path / 'wheels'
     wheels.mkdir()
     build = ('import sys; from setuptools import build_meta; '

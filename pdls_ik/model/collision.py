@@ -435,15 +435,23 @@ class CollisionModel:
 
 
 def _bundled_name(linkage) -> Optional[str]:
-    """Name of the bundled robot ``linkage`` was loaded from (same file), or None."""
+    """
+    Name of the bundled robot ``linkage`` was loaded from, or None.
+
+    The same file, or the same text (a copy of the bundled URDF elsewhere: the source tree
+    beside an installed package, a robot_description parameter).
+    """
     path = getattr(linkage, 'urdf_path', None)
-    if path is None:
-        return None
+    text = getattr(linkage, 'urdf_text', None)
+    if isinstance(text, str):
+        text = text.encode()
     for name in BUNDLED_ROBOTS:
         try:
-            if Path(path).resolve() == bundled_urdf(name).resolve():
+            bundled = bundled_urdf(name)
+            if (path is not None and Path(path).resolve() == bundled.resolve()) or \
+                    (text is not None and text.strip() == bundled.read_bytes().strip()):
                 return name
-        except FileNotFoundError:
+        except OSError:
             continue
     return None
 

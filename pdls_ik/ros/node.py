@@ -176,6 +176,12 @@ class PDLSIKNode(Node):
                 return
             robot, tracker, service = built
             self.tracker, self.service, self.config = tracker, service, robot.config
+            if self._srdf is not None and service.groups.srdf is not self._srdf:
+                try:                            # arrived on the topic while the robot loaded
+                    service.set_srdf(self._srdf)
+                except PDLSIKError as exc:
+                    self._report('robot_description_semantic',
+                                 f'robot_description_semantic rejected: {exc}')
             self._report_groups()
             joints = ', '.join(tracker.commanded_joints)
             self.board.ok('robot_description', f"robot '{robot.linkage.name}' from the "

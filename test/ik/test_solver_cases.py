@@ -230,7 +230,7 @@ def test_c17_stretched_arm_singularity(case_dir):
     assert np.abs(step.q - near.q).max() < 0.01
 
 
-def test_c06_trajectory_and_joint_states_list_mimic_joints(case_dir, tmp_path):
+def test_c06_states_list_mimic_followers_trajectories_the_masters(case_dir, tmp_path):
     from rosbags.highlevel import AnyReader
     from rosbags.typesys import Stores, get_typestore
 
@@ -256,6 +256,7 @@ def test_c06_trajectory_and_joint_states_list_mimic_joints(case_dir, tmp_path):
                 assert list(msg.name) == ['j1', 'j2']
                 assert msg.position[1] == pytest.approx(0.5 * msg.position[0] + 0.1, abs=1e-9)
             if conn.topic == '/joint_trajectory':
-                assert list(msg.joint_names) == ['j1', 'j2']
-                for p in msg.points:
-                    assert p.positions[1] == pytest.approx(0.5 * p.positions[0] + 0.1, abs=1e-9)
+                # the stream a controller follows lists the joints it commands: the master;
+                # a ros2_control controller never commands a mimic follower (issue 11; the
+                # coupled trajectory above is there for a controller that does)
+                assert list(msg.joint_names) == ['j1']

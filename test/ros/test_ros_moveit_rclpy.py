@@ -72,7 +72,8 @@ def ros():
                                                for k, v in parameters.items()])
         nodes.append(node)
         executor.add_node(node)
-        assert _wait(lambda: node.service.groups.srdf is not None), 'SRDF not received'
+        assert _wait(lambda: node.service is not None and node.service.groups.srdf is not None), \
+            'robot not loaded or SRDF not received'
         return node
 
     stop = threading.Event()
