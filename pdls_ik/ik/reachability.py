@@ -37,6 +37,7 @@ Answers are reproducible: the orientations and each chunk's restart seeds follow
 from __future__ import annotations
 
 from dataclasses import dataclass
+import logging
 import math
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
@@ -262,7 +263,7 @@ def _run(jobs, record: Callable, scheduler: Optional[str], workers: Optional[int
             import os
             cluster = LocalCluster(n_workers=int(workers or os.cpu_count() or 1),
                                    threads_per_worker=1, processes=True,
-                                   dashboard_address=None)
+                                   dashboard_address=None, silence_logs=logging.CRITICAL)
         try:
             with Client(cluster if cluster is not None else scheduler) as client:
                 futures: Dict = {}
