@@ -67,6 +67,12 @@ def plugin_request(ts, types, default_msg, group: str, base_frame: str, tips: Se
                    model_frame: str):
     """Build a GetPositionIK request as SrvKinematicsPlugin::searchPositionIK fills it."""
     msg = default_msg(ts, 'moveit_msgs/srv/GetPositionIK_Request')
+    return fill_plugin_request(msg, types, group, base_frame, tips, poses, seed, model_frame)
+
+
+def fill_plugin_request(msg, types, group: str, base_frame: str, tips: Sequence[str],
+                        poses: Sequence[np.ndarray], seed: Dict[str, float], model_frame: str):
+    """Fill a GetPositionIK request (rosbags or rclpy) as SrvKinematicsPlugin fills it."""
     req = msg.ik_request
     req.avoid_collisions = True
     req.group_name = group

@@ -389,37 +389,36 @@ class PDLSIKNode(Node):
                             callback_group=self._service_group)
         self.board.ok('compute_ik', '~/compute_ik and ~/compute_fk ready')
 
+    def _unavailable(self, open_: bool) -> Optional[str]:
+        """Why the services cannot answer now (shutting down, robot loading), or None."""
+        if not open_:
+            return 'node shutting down'
+        progress = self._loader.progress()
+        if self.service is None or progress is not None:
+            why = progress or 'no robot model yet (waiting for robot_description)'
+            return f'solver not ready, retry later: {why}'
+        return None
+
     def _on_compute_ik(self, request, response):
         with self._gate.enter() as open_:
-            progress = self._loader.progress()
-            if not open_:
-                reply = IKServiceReply(ErrorCode.FAILURE, 'node shutting down')
-            elif self.service is None or progress is not None:
-                why = progress or 'no robot model yet (waiting for robot_description)'
-                reply = IKServiceReply(ErrorCode.FAILURE, f'solver not ready, retry later: {why}')
-            else:
-                try:
-                    reply = self.service.compute(ik_request_from_msg(request),
-                                                 self.tracker.current_q)
-                except RequestError as exc:
-                    reply = IKServiceReply(exc.code, str(exc))
+            why = self._unavailable(open_)
+            try:
+                reply = IKServiceReply(ErrorCode.FAILURE, why) if why else \
+                    self.service.compute(ik_request_from_msg(request), self.tracker.current_q)
+            except RequestError as exc:
+                reply = IKServiceReply(exc.code, str(exc))
             self.get_logger().info(f'compute_ik: {reply.code.name}: {reply.message}')
             return ik_response(self.types, reply, stamp=self.get_clock().now().to_msg())
 
     def _on_compute_fk(self, request, response):
         with self._gate.enter() as open_:
-            progress = self._loader.progress()
-            if not open_:
-                reply = FKServiceReply(ErrorCode.FAILURE, 'node shutting down')
-            elif self.service is None or progress is not None:
-                why = progress or 'no robot model yet (waiting for robot_description)'
-                reply = FKServiceReply(ErrorCode.FAILURE, f'solver not ready, retry later: {why}')
-            else:
-                try:
-                    reply = compute_fk(self.service.groups, fk_request_from_msg(request),
-                                       self.tracker.current_q)
-                except RequestError as exc:
-                    reply = FKServiceReply(exc.code, str(exc))
+            why = self._unavailable(open_)
+            try:
+                reply = FKServiceReply(ErrorCode.FAILURE, why) if why else \
+                    compute_fk(self.service.groups, fk_request_from_msg(request),
+                               self.tracker.current_q)
+            except RequestError as exc:
+                reply = FKServiceReply(exc.code, str(exc))
             if reply.code != ErrorCode.SUCCESS:
                 self.get_logger().info(f'compute_fk: {reply.code.name}: {reply.message}')
             return fk_response(self.types, reply, stamp=self.get_clock().now().to_msg())

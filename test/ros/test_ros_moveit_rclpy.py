@@ -33,8 +33,8 @@ rclpy = pytest.importorskip(
 moveit_srv = pytest.importorskip(
     'moveit_msgs.srv', reason='moveit_msgs not installed: ~/compute_ik is not offered')
 
-from moveit_support import full_state  # noqa: E402, I100
-from pdls_ik.msgs import joint_state, pose_stamped, rclpy_types  # noqa: E402
+from moveit_support import fill_plugin_request, full_state  # noqa: E402, I100
+from pdls_ik.msgs import joint_state, rclpy_types  # noqa: E402
 from pdls_ik.resources import bundled_srdf, bundled_urdf  # noqa: E402
 from pdls_ik.ros.node import PDLSIKNode  # noqa: E402
 from rclpy.executors import MultiThreadedExecutor  # noqa: E402
@@ -110,21 +110,8 @@ def _call(client, request):
 
 def _plugin_request(group, base_frame, tips, poses, seed, model_frame):
     """Build a GetPositionIK request as SrvKinematicsPlugin::searchPositionIK fills it."""
-    types = rclpy_types()
-    request = moveit_srv.GetPositionIK.Request()
-    req = request.ik_request
-    req.avoid_collisions = True
-    req.group_name = group
-    req.robot_state.is_diff = False
-    req.robot_state.joint_state = joint_state(types, list(seed), list(seed.values()),
-                                              frame_id=model_frame)
-    if len(tips) > 1:
-        req.pose_stamped_vector = [pose_stamped(types, pose, base_frame) for pose in poses]
-        req.ik_link_names = list(tips)
-    else:
-        req.pose_stamped = pose_stamped(types, poses[0], base_frame)
-        req.ik_link_name = tips[0]
-    return request
+    return fill_plugin_request(moveit_srv.GetPositionIK.Request(), rclpy_types(), group,
+                               base_frame, tips, poses, seed, model_frame)
 
 
 def _solution(response, seed):
