@@ -300,6 +300,17 @@ def levels_step(levels, theta, box, options, clamps, posture, limit_diff, out):
 
 
 @numba.njit(cache=True)
+def _limit_share(at, d, lo, up, periodic):
+    """Share in [0, 1] of the move d from ``at`` that reaches a limit it crosses, else 2."""
+    t = at + d
+    if not ((t > up and d > 0.0) or (t < lo and d < 0.0)):
+        return 2.0
+    if periodic and not math.isnan(turned(t, lo, up)):
+        return 2.0
+    return min(max(((up if t > up else lo) - at) / d, 0.0), 1.0)
+
+
+@numba.njit(cache=True)
 def posture_within_limits(P, v, base, lo, up, periodic):
     """
     :func:`pdls_ik.pdls.posture.posture_within_limits`: the posture contribution (n,).
@@ -323,26 +334,18 @@ def posture_within_limits(P, v, base, lo, up, periodic):
             if frozen[j]:
                 d[j] = 0.0
         for j in range(n):
-            t = base[j] + total[j] + d[j]
-            if frozen[j] or not ((t > up[j] and d[j] > 0.0) or (t < lo[j] and d[j] < 0.0)):
-                continue
-            if periodic[j] and not math.isnan(turned(t, lo[j], up[j])):
-                continue
-            crossing = True
-            room = (up[j] if t > up[j] else lo[j]) - (base[j] + total[j])
-            alpha = min(alpha, min(max(room / d[j], 0.0), 1.0))
+            if not frozen[j]:
+                part = _limit_share(base[j] + total[j], d[j], lo[j], up[j], periodic[j])
+                if part <= 1.0:
+                    crossing = True
+                    alpha = min(alpha, part)
         if not crossing:
             for j in range(n):
                 total[j] += d[j]
             return total
         for j in range(n):
-            t = base[j] + total[j] + d[j]
-            if frozen[j] or not ((t > up[j] and d[j] > 0.0) or (t < lo[j] and d[j] < 0.0)):
-                continue
-            if periodic[j] and not math.isnan(turned(t, lo[j], up[j])):
-                continue
-            room = (up[j] if t > up[j] else lo[j]) - (base[j] + total[j])
-            if min(max(room / d[j], 0.0), 1.0) <= alpha:
+            if not frozen[j] and \
+                    _limit_share(base[j] + total[j], d[j], lo[j], up[j], periodic[j]) <= alpha:
                 frozen[j] = True
         for j in range(n):
             total[j] += alpha * d[j]

@@ -97,18 +97,27 @@ def make_solver(urdf: str, tip: Optional[str], base: Optional[str],
             entry['gain'] = damper_gain(0.5, 1.0 / rate, entry['d_min'],
                                         entry['activation_distance'])
         tasks.self_collision = entry
-    if not tip:
-        key = str(urdf)[:-5] if str(urdf).endswith('.urdf') else str(urdf)
-        tip = config.tip_link or (BUNDLED_ROBOTS[key][1] if key in BUNDLED_ROBOTS else '')
-    if not tip:
-        raise ConfigError("parameter 'tip_link': give --tip LINK (no default for this robot; "
-                          f"the tips of its tree: {', '.join(leaf_links(robot))})")
+    tip = resolve_tip(urdf, robot, tip or config.tip_link)
     overrides = {k: v for k, v in overrides.items() if v is not None}
     solver = IKSolver(robot, tip, base or None, config=config, extra_tasks=tasks, **overrides)
     for task in solver.extra_tasks:      # pairs left out at neutral: said, on stderr
         if isinstance(task, SelfCollisionTask) and task.model.neutral_contacts:
             print('note: ' + '\n'.join(task.model.report()[1:]).strip(), file=sys.stderr)
     return solver
+
+
+def resolve_tip(urdf: str, robot, tip: Optional[str]) -> str:
+    """
+    Return ``tip``, else the bundled robot's default tip link for ``urdf`` (a bundled name).
+
+    :raises ConfigError: no tip given and none known: the message lists the tree's leaf links.
+    """
+    key = str(urdf)[:-5] if str(urdf).endswith('.urdf') else str(urdf)
+    tip = tip or (BUNDLED_ROBOTS[key][1] if key in BUNDLED_ROBOTS else '')
+    if not tip:
+        raise ConfigError("parameter 'tip_link': give --tip LINK (no default for this robot; "
+                          f"the tips of its tree: {', '.join(leaf_links(robot))})")
+    return tip
 
 
 def leaf_links(robot) -> List[str]:

@@ -33,11 +33,11 @@ import time
 import numpy as np
 from pdls_ik import msgs
 from pdls_ik.cli.bag import BagWriter
-from pdls_ik.cli.common import add_robot_arguments
+from pdls_ik.cli.common import add_robot_arguments, resolve_tip
 from pdls_ik.errors import InputError
 from pdls_ik.ik.reachability import reachability_map, ReachMap
 from pdls_ik.model import load_urdf
-from pdls_ik.resources import BUNDLED_ROBOTS, urdf_path
+from pdls_ik.resources import urdf_path
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -71,10 +71,7 @@ def run(args: argparse.Namespace) -> int:
     if args.workers is not None and args.workers < 1:
         raise InputError(f'--workers: {args.workers} must be >= 1')
     robot = load_urdf(urdf_path(args.urdf))
-    key = str(args.urdf)[:-5] if str(args.urdf).endswith('.urdf') else str(args.urdf)
-    tip = args.tip or (BUNDLED_ROBOTS[key][1] if key in BUNDLED_ROBOTS else None)
-    if not tip:
-        raise InputError('--tip: give the link whose reach is mapped')
+    tip = resolve_tip(args.urdf, robot, args.tip)
     out.parent.mkdir(parents=True, exist_ok=True)
     workers = args.workers or (1 if args.scheduler else os.cpu_count() or 1)
     print(f'pdls-ik reach: {robot.name}, {args.base or robot.base_link} -> {tip}, voxel '
