@@ -44,7 +44,8 @@ Keys (every one optional; unknown keys are errors naming the key)::
       d_min: 0.01                 # [m] smallest allowed distance between checked link pairs
       activation_distance: 0.1    # [m] pairs farther apart give no active row
       gain: 1.0                   # (0, 1]: 1 one-shot position form, < 1 velocity damper
-      model: panda                # capsules YAML (CollisionModel.save) or bundled robot name;
+      model: panda                # capsules YAML (CollisionModel.save) or bundled robot name
+                                  # (from Python: a CollisionModel);
                                   # default: the URDF's <collision> elements
       srdf: robot.srdf            # its disable_collisions pairs are not checked
       skip_pairs: [[link_a, link_b]]
@@ -66,7 +67,7 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
 
 from pdls_ik.config import yaml_error_line
 from pdls_ik.errors import ConfigError, PDLSIKError
-from pdls_ik.model.collision import collision_model
+from pdls_ik.model.collision import collision_model, CollisionModel
 from pdls_ik.tasks import (ClosureTask, CoMTask, FrameTask, JointLockTask, LimitAvoidanceTask,
                            LookAtTask, PositionBoundTask, PostureTask, PotentialEnergyTask,
                            RelativeFrameTask, SelfCollisionTask, Task)
@@ -233,10 +234,13 @@ def self_collision_task(linkage, entry: Mapping[str, Any]) -> SelfCollisionTask:
                               f' got {pairs!r}')
     if isinstance(model_args.get('mesh_path'), str):
         model_args['mesh_path'] = [model_args['mesh_path']]
-    try:
-        model = collision_model(linkage, **model_args)
-    except (PDLSIKError, TypeError) as err:
-        raise ConfigError(f'self_collision: {err}') from err
+    if isinstance(model_args.get('model'), CollisionModel):   # built already (the node's)
+        model = model_args['model']
+    else:
+        try:
+            model = collision_model(linkage, **model_args)
+        except (PDLSIKError, TypeError) as err:
+            raise ConfigError(f'self_collision: {err}') from err
     task_args = {k: entry[k] for k in COLLISION_TASK_KEYS if entry.get(k) is not None}
     return _construct(SelfCollisionTask, linkage, dict(task_args, model=model),
                       'self_collision')

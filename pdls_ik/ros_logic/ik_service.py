@@ -37,9 +37,21 @@ Steps and their MoveIt error codes, in MoveIt's order (move_group's ``computeIK`
    -> TIMED_OUT when the solver ran out of time, else NO_IK_SOLUTION; a failed reply carries no
    joints, as MoveIt's does.
 5. Reply: every joint variable of the robot (model order; mimic joints follow their masters):
-   the group's solved, the others as in the seed. ``avoid_collisions`` (always true from
-   SrvKinematicsPlugin) is answered normally with a note that collisions were not checked;
-   ``constraints`` likewise.
+   the group's solved, the others as in the seed. ``constraints`` are not applied (said in the
+   reply's message).
+
+``avoid_collisions`` (always true from SrvKinematicsPlugin) means what it means to MoveIt: the
+answer is collision-free. The solve then has the self-collision level above the poses
+(:class:`~pdls_ik.tasks.SelfCollisionTask`, position form, ``collision_d_min``) on the node's
+collision model: the one of the ``self_collision`` parameter, else built on demand from the
+same parameters (``collision_model``, ``mesh_path``, the SRDF's ``disable_collisions``) and
+kept. Every answer is then checked independently (:func:`collision_text`): a solution that
+still has a pair closer than ``collision_d_min`` is NO_IK_SOLUTION naming the pair. What is
+checked: the robot's own links (its collision model) and nothing else: MoveIt's planning scene
+(other objects, attached bodies, the Allowed Collision Matrix) is not read. A robot without
+collision geometry has nothing to check (said in the reply's message). ``avoid_collisions``
+false: no collision level, no check (a ``self_collision`` entry of the task file is left out
+too).
 """
 from __future__ import annotations
 
@@ -57,12 +69,15 @@ from pdls_ik.model.srdf import ResolvedGroup, SRDF, SRDFError
 from pdls_ik.msgs.geometry import ParsedPose
 from pdls_ik.msgs.joint_state import match_joint_positions
 from pdls_ik.msgs.moveit import ErrorCode, IKServiceReply, IKServiceRequest, RequestError
+from pdls_ik.ros_logic.collision_setup import (build_model, collision_entry, collision_text,
+                                               with_collision)
 from pdls_ik.ros_logic.groups import Groups
 from pdls_ik.ros_logic.robot import Robot
 from pdls_ik.tasks import FrameTask, PostureTask
 
-AVOID_COLLISIONS_UNSUPPORTED = ('avoid_collisions is not supported: pdls_ik checks no '
-                                'collisions, the solution was not checked')
+#: said in every reply to a request with avoid_collisions: what is (not) checked
+COLLISIONS_CHECKED = ("collisions checked: the robot's own links (self-collision); MoveIt's "
+                      'planning scene is not read')
 
 Array = NDArray[np.float64]
 
@@ -153,7 +168,9 @@ class IKService:
                 raise SRDFError(f"posture_state '{self._posture_state}': joint '{joint}' "
                                 f'outside its limits')
         self._robot, self._groups, self._posture = robot, groups, posture
-        self._solvers: Dict[Tuple[str, str], Optional[IKSolver]] = {}
+        self._solvers: Dict[Tuple[str, str, bool], Optional[IKSolver]] = {}
+        #: (collision model or None, why there is none) of avoid_collisions requests, once built
+        self._collision: Optional[Tuple[object, str]] = None
 
     @property
     def posture(self) -> Optional[Array]:
@@ -243,14 +260,44 @@ class IKService:
                                    f'{target.field}: {exc}') from None
         return out
 
-    def _chain_solver(self, group: ResolvedGroup, tip: str) -> Optional[IKSolver]:
+    def _collision_model(self) -> Tuple[object, str]:
+        """
+        (collision model or None, why none) for avoid_collisions requests, built once.
+
+        The node's model when its ``self_collision`` parameter built one; else one built here
+        from the same parameters and the SRDF in force.
+        """
+        if self._collision is None:
+            robot = self._robot
+            if robot.collision is not None:
+                self._collision = (robot.collision, '')
+            else:
+                try:
+                    self._collision = (build_model(robot.linkage, robot.collision_settings,
+                                                   self._groups.srdf), '')
+                except ConfigError as exc:
+                    self._collision = (None, str(exc))
+        return self._collision
+
+    def _extra_tasks(self, avoid: bool):
+        """The extra tasks of a solve: the robot's, with the collision level iff ``avoid``."""
+        robot = self._robot
+        model = self._collision_model()[0] if avoid else None
+        entry = None if model is None else collision_entry(model, robot.collision_settings)
+        if entry is None and avoid:
+            return robot.tasks             # nothing to check: a task file's entry stays
+        return with_collision(robot.tasks, entry)
+
+    def _chain_solver(self, group: ResolvedGroup, tip: str, avoid: bool
+                      ) -> Optional[IKSolver]:
         """Return the cached IKSolver of ``tip`` from the group base if its chain is the group."""
-        key = (group.name, tip)
+        key = (group.name, tip, avoid)
         if key not in self._solvers:
             solver = None
             try:
                 candidate = IKSolver(self._robot.linkage, tip, group.base_link,
-                                     config=self._robot.config, extra_tasks=self._robot.tasks)
+                                     config=self._robot.config,
+                                     extra_tasks=self._extra_tasks(avoid))
                 # the variables it moves (chain, locks, extra tasks') are the group's
                 if np.array_equal(np.flatnonzero(candidate.free), group.variables):
                     candidate.warm_up()
@@ -261,7 +308,7 @@ class IKService:
         return self._solvers[key]
 
     def _solve_tasks(self, group: ResolvedGroup, targets: List[Tuple[str, Array]],
-                     seed: Array, timeout: Optional[float]):
+                     seed: Array, timeout: Optional[float], avoid: bool):
         robot = self._robot
         linkage, cfg = robot.linkage, robot.config
         free_orientation = cfg.position_only or cfg.orientation_tolerance >= np.pi
@@ -277,7 +324,7 @@ class IKService:
         if self._posture is not None:
             tasks.append(PostureTask(linkage, self._posture, weight=max(cfg.posture_weight,
                                                                         1e-3)))
-        extra, _ = resolve_tasks(linkage, robot.tasks)
+        extra, _ = resolve_tasks(linkage, self._extra_tasks(avoid))
         tasks.extend(extra)
         in_group = set(group.variable_names)
         fixed = [name for name in robot.joint_names if name not in in_group]
@@ -297,8 +344,12 @@ class IKService:
     def _compute(self, request: IKServiceRequest, current_q: Callable[[], Array],
                  notes: List[str]) -> IKServiceReply:
         robot = self._robot
-        if request.avoid_collisions:
-            notes.append(AVOID_COLLISIONS_UNSUPPORTED)
+        avoid = bool(request.avoid_collisions)
+        model = None
+        if avoid:
+            model, why = self._collision_model()
+            notes.append(COLLISIONS_CHECKED if model is not None else
+                         f'avoid_collisions: nothing to check ({why})')
         if request.constraints:
             notes.append(f'ik_request.constraints not applied ({request.constraints} '
                          f'constraints): pdls_ik solves the poses only')
@@ -307,7 +358,7 @@ class IKService:
         targets = self._targets(request, group, given)
         solver = None
         if len(targets) == 1 and self._posture is None:
-            solver = self._chain_solver(group, targets[0][0])
+            solver = self._chain_solver(group, targets[0][0], avoid)
         if solver is not None:
             base_in_group = robot.linkage.forward_kinematics(seed, robot.base_link,
                                                              group.base_link)
@@ -316,15 +367,22 @@ class IKService:
             failure = None if result.success else failure_message(result)
             method = f'chain solver, {solver.backend}'
         else:
-            result = self._solve_tasks(group, targets, seed, request.timeout)
+            result = self._solve_tasks(group, targets, seed, request.timeout, avoid)
             failure = None if result.success else _task_failure(result)
             method = f'task solver, {len(result.level_names)} level(s)'
-
+        q = given.copy()
+        q[group.variables] = np.asarray(result.q, dtype=float)[group.variables]
+        if model is not None:           # checked independently of the solver's own verdict
+            free, text = collision_text(model, q, robot.collision_settings.d_min)
+            if not free:
+                failure = f"{failure or 'no collision-free solution'}; {text}"
+                raise RequestError(ErrorCode.NO_IK_SOLUTION, f'{failure} ({method})')
+            if failure is not None:
+                failure = f'{failure}; best configuration: {text}'
+            notes.append(text)
         if failure is not None:
             code = ErrorCode.TIMED_OUT if _timed_out(result) else ErrorCode.NO_IK_SOLUTION
             raise RequestError(code, f'{failure} ({method})')
-        q = given.copy()
-        q[group.variables] = np.asarray(result.q, dtype=float)[group.variables]
         tips = ', '.join(link for link, _ in targets)
         message = '; '.join([f"solved group '{group.name}' for {tips} ({result.status}, "
                              f'{method}) in {1e3 * result.solve_time:.3g} ms'] + notes)

@@ -16,13 +16,14 @@
 A robot ready to solve: linkage, base and tip links, config, and solver factory.
 
 Built in one step from a robot description and an :class:`~pdls_ik.config.IKConfig` (with the
-closures and extra tasks of its ``tasks_file``, :mod:`pdls_ik.ik.task_config`); the node swaps a
+closures and extra tasks of its ``tasks_file``, :mod:`pdls_ik.ik.task_config`, and the collision
+model of the node's collision parameters, :mod:`pdls_ik.ros_logic.collision_setup`); the node swaps a
 whole :class:`Robot` when the description or a parameter changes, so that a failing change
 leaves the previous robot in service (never half-applied).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional
 
 import numpy as np
@@ -32,6 +33,8 @@ from pdls_ik.errors import ConfigError, InputError, URDFError
 from pdls_ik.ik import IKSolver
 from pdls_ik.ik.task_config import load_task_config, TaskConfig
 from pdls_ik.model import load_urdf
+from pdls_ik.ros_logic.collision_setup import (build_model, collision_entry, CollisionSettings,
+                                               with_collision)
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,10 @@ class Robot:
 
     :ivar tasks: the closures and extra tasks of ``config.tasks_file`` (None without one),
         given to every solver.
+    :ivar collision_settings: the node's collision parameters.
+    :ivar collision: the collision model (:class:`~pdls_ik.model.collision.CollisionModel`)
+        when ``collision_settings.enabled`` and it could be built, else None.
+    :ivar collision_problem: why it could not be built ("" when it was, or was not asked for).
     """
 
     linkage: object
@@ -49,25 +56,38 @@ class Robot:
     tip_link: str
     description: str
     tasks: Optional[TaskConfig] = None
+    collision_settings: CollisionSettings = field(default_factory=CollisionSettings)
+    collision: object = None
+    collision_problem: str = ''
 
     @property
     def joint_names(self):
         """Model joint order (the order of q)."""
         return list(self.linkage.joint_names)
 
-    def solver(self, tip_link: Optional[str] = None):
+    def solver(self, tip_link: Optional[str] = None, one_shot: bool = False):
         """
         Build a new :class:`pdls_ik.ik.IKSolver` for ``tip_link`` (default: the configured tip).
 
         One solver per thread: the tracking loop and the service each hold their own. Its
         compiled kernels are loaded here (:meth:`IKSolver.warm_up`), not by the first goal.
+        With a collision model, the self-collision level is added: the velocity damper of
+        ``tracking_rate`` for tracking, the position form when ``one_shot``.
 
         :raises LinkError: unknown tip link.
         """
         solver = IKSolver(self.linkage, tip_link or self.tip_link, self.base_link,
-                          config=self.config, extra_tasks=self.tasks)
+                          config=self.config, extra_tasks=self.extra_tasks(one_shot))
         solver.warm_up()
         return solver
+
+    def extra_tasks(self, one_shot: bool = True) -> Optional[TaskConfig]:
+        """Return the extra tasks of this robot's solvers, with the collision level if any."""
+        if self.collision is None:
+            return self.tasks
+        rate = None if one_shot else self.config.tracking_rate
+        return with_collision(self.tasks, collision_entry(self.collision,
+                                                          self.collision_settings, rate))
 
     def default_q(self) -> NDArray[np.float64]:
         """(n,) middle of the joint limits (0 for continuous joints): the seed without state."""
@@ -78,12 +98,16 @@ class Robot:
         return q
 
 
-def build_robot(description: str, config: IKConfig) -> Robot:
+def build_robot(description: str, config: IKConfig,
+                collision: Optional[CollisionSettings] = None, srdf=None) -> Robot:
     """
     Load ``description`` (URDF XML text, or a path) and check the config against it.
 
     The links, and the ``tasks_file`` (read and built into a solver of the tip, so that every
-    link, joint and key it names is checked here, not at the first goal).
+    link, joint and key it names is checked here, not at the first goal). With ``collision``
+    enabled, the collision model is built (SRDF pairs of ``srdf``, a parsed SRDF, skipped); a
+    model that cannot be built leaves ``Robot.collision`` None and says why in
+    ``Robot.collision_problem`` (the node reports it and runs on without the level).
 
     :raises URDFError: the description does not load (also: a path that cannot be read).
     :raises LinkError: unknown base or tip link.
@@ -101,13 +125,22 @@ def build_robot(description: str, config: IKConfig) -> Robot:
     base = config.base_link or linkage.root_link
     linkage.link_index(base)
     linkage.link_index(config.tip_link)
+    settings = collision or CollisionSettings()
+    model, problem = None, ''
+    if settings.enabled:
+        try:
+            model = build_model(linkage, settings, srdf)
+        except ConfigError as exc:
+            problem = str(exc)
     if not config.tasks_file:
-        return Robot(linkage, config, base, config.tip_link, description)
+        return Robot(linkage, config, base, config.tip_link, description, None, settings, model,
+                     problem)
     try:
         tasks = load_task_config(config.tasks_file)
     except ConfigError as exc:
         raise ConfigError(f"parameter 'tasks_file': {exc}") from None
-    robot = Robot(linkage, config, base, config.tip_link, description, tasks)
+    robot = Robot(linkage, config, base, config.tip_link, description, tasks, settings, model,
+                  problem)
     try:
         robot.solver()
     except (ConfigError, InputError) as exc:

@@ -132,7 +132,7 @@ class Tracker:
         self.state_timeout = float(state_timeout)
         self._lock = threading.Lock()
         self._robot = robot
-        self._solver = robot.solver()
+        self._solver = robot.solver(one_shot=mode == 'one_shot')
         self._commanded = controller_joints(robot, self._solver, self.controller_names)
         self._stream = self._new_stream(robot)
         self._goal: Optional[NDArray[np.float64]] = None
@@ -181,7 +181,7 @@ class Tracker:
 
         :raises ConfigError: ``controller_joints`` does not fit the new robot.
         """
-        solver = robot.solver()
+        solver = robot.solver(one_shot=self.mode == 'one_shot')
         commanded = controller_joints(robot, solver, self.controller_names)
         with self._lock:
             same_joints = robot.joint_names == self._robot.joint_names

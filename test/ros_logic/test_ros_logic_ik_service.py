@@ -17,9 +17,14 @@ import math
 
 from msgs_support import default_msg, roundtrip, store  # noqa: F401
 import numpy as np
+from pdls_ik.config import IKConfig
+from pdls_ik.model.collision import collision_model
 from pdls_ik.msgs import duration_msg, joint_state, pose_stamped
 from pdls_ik.msgs.moveit import ErrorCode, ik_request_from_msg, ik_response
-from pdls_ik.ros_logic.ik_service import AVOID_COLLISIONS_UNSUPPORTED, IKService
+from pdls_ik.resources import bundled_urdf
+from pdls_ik.ros_logic.collision_setup import CollisionSettings
+from pdls_ik.ros_logic.ik_service import COLLISIONS_CHECKED, IKService
+from pdls_ik.ros_logic.robot import build_robot
 import pytest
 from ros_support import panda_robot, reachable_goal
 
@@ -110,12 +115,66 @@ def test_unreachable_goal_no_solution(store):  # noqa: F811
     assert reply.code == expected and msg.error_code.val == int(expected)
 
 
-def test_avoid_collisions_reported_not_ignored(store):  # noqa: F811
+def test_avoid_collisions_solves_collision_free(store):  # noqa: F811
     ts, types = store
     robot = panda_robot()
     request = _request(ts, types, reachable_goal(robot, Q_GOAL), avoid_collisions=True)
     reply, msg = _answer(ts, types, IKService(robot), request, robot.default_q())
-    assert reply.code == ErrorCode.SUCCESS
-    assert AVOID_COLLISIONS_UNSUPPORTED in reply.message
+    assert reply.code == ErrorCode.SUCCESS, reply.message
+    assert COLLISIONS_CHECKED in reply.message and 'closest link pair' in reply.message
     if hasattr(msg.error_code, 'message'):  # Jazzy's MoveItErrorCodes carries it
-        assert AVOID_COLLISIONS_UNSUPPORTED in msg.error_code.message
+        assert COLLISIONS_CHECKED in msg.error_code.message
+    # independent check: the bundled Panda's capsules, every pair at least d_min apart
+    model = collision_model(robot.linkage)
+    assert model.distances(np.asarray(reply.positions)).distance.min() >= 0.01 - 1e-6
+
+
+#: a hand position beside the base column: reached only through the robot's own links
+INSIDE = np.array([0.1, 0.0, 0.15])
+
+
+def test_avoid_collisions_true_refuses_what_false_returns(store):  # noqa: F811
+    ts, types = store
+    robot = panda_robot(position_only=True)
+    model = collision_model(robot.linkage)
+    goal = np.eye(4)
+    goal[:3, 3] = INSIDE
+    service = IKService(robot)
+    free_reply, _ = _answer(ts, types, service, _request(ts, types, goal, timeout=0.5),
+                            robot.default_q())
+    # avoid_collisions false: no collision level, an answer in collision
+    assert free_reply.code == ErrorCode.SUCCESS and COLLISIONS_CHECKED not in free_reply.message
+    assert model.distances(np.asarray(free_reply.positions)).distance.min() < 0.0
+    reply, msg = _answer(ts, types, service, _request(ts, types, goal, timeout=0.5,
+                                                      avoid_collisions=True),
+                         robot.default_q())
+    assert reply.code == ErrorCode.NO_IK_SOLUTION and msg.error_code.val == -31
+    assert 'link pair panda_' in reply.message and '(d_min 0.01 m)' in reply.message
+
+
+def test_avoid_collisions_uses_the_node_parameters(store):  # noqa: F811
+    ts, types = store
+    config = IKConfig(tip_link='panda_link8')
+    robot = build_robot(bundled_urdf('panda').read_text(), config,
+                        CollisionSettings(enabled=True, d_min=0.05))
+    assert robot.collision is not None
+    request = _request(ts, types, reachable_goal(robot, Q_GOAL), avoid_collisions=True)
+    reply, _ = _answer(ts, types, IKService(robot), request, robot.default_q())
+    assert reply.code == ErrorCode.SUCCESS, reply.message
+    assert '(d_min 0.05 m)' in reply.message
+    assert robot.collision.distances(np.asarray(reply.positions)).distance.min() >= 0.05 - 1e-6
+
+
+def test_avoid_collisions_without_collision_geometry(store):  # noqa: F811
+    ts, types = store
+    robot = build_robot(bundled_urdf('ur5').read_text(), IKConfig(tip_link='ee_link'))
+    goal = robot.linkage.forward_kinematics(np.array([0.3, -1.2, 1.4, -1.0, 1.2, 0.4]),
+                                            'ee_link')
+    reply, _ = _answer(ts, types, IKService(robot), _request(ts, types, goal, frame='base_link',
+                                                              avoid_collisions=True),
+                       robot.default_q())
+    assert reply.code == ErrorCode.SUCCESS, reply.message
+    assert "avoid_collisions: nothing to check (parameter 'collision_model'" in reply.message
+    assert 'no usable <collision> geometry' in reply.message
+
+

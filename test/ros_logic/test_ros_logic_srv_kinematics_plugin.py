@@ -29,7 +29,7 @@ from pdls_ik.config import IKConfig
 from pdls_ik.model.srdf import load_srdf, SRDFError
 from pdls_ik.msgs.moveit import ErrorCode, ik_request_from_msg, ik_response, RequestError
 from pdls_ik.resources import bundled_srdf, bundled_urdf
-from pdls_ik.ros_logic.ik_service import AVOID_COLLISIONS_UNSUPPORTED, IKService
+from pdls_ik.ros_logic.ik_service import COLLISIONS_CHECKED, IKService
 from pdls_ik.ros_logic.robot import build_robot
 import pytest
 
@@ -93,7 +93,7 @@ def test_panda_single_tip_as_the_plugin_sends_it(store, pinocchio_bridge):  # no
     assert request.timeout is None              # never set by the plugin: the node's timeout
     assert request.avoid_collisions and request.constraints == 0
     assert reply.code == ErrorCode.SUCCESS, reply.message
-    assert AVOID_COLLISIONS_UNSUPPORTED in reply.message
+    assert COLLISIONS_CHECKED in reply.message
     state = plugin_solution(response, seed, group.variable_names)
     bridge = pinocchio_bridge(urdf, linkage)
     _check_tips(bridge, robot, state, ['panda_link8'], [bridge.pose(Q_PANDA, 'panda_link8')])

@@ -1,0 +1,167 @@
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The node's collision settings, without ROS: parameters -> collision model -> task entries.
+
+Node parameters (:data:`pdls_ik.ros_logic.parameters.NODE_PARAMETERS`):
+
+- ``self_collision`` (bool): the self-collision level (:class:`~pdls_ik.tasks.SelfCollisionTask`,
+  above the pose) in every tracking cycle; ``~/compute_ik`` uses it whenever a request sets
+  ``avoid_collisions``, whatever this parameter says;
+- ``collision_d_min`` [m]: smallest distance between checked link pairs (and between a link and
+  an environment obstacle);
+- ``collision_model``: a capsule YAML (:meth:`~pdls_ik.model.collision.CollisionModel.save`) or
+  a bundled robot name; "" the URDF's ``<collision>`` elements (the bundled model of a bundled
+  robot);
+- ``mesh_path``: folders where ``package://`` meshes are looked for.
+
+The link pairs skip the SRDF's ``disable_collisions`` (the node's ``robot_description_semantic``,
+parameter or topic). Tracking uses the velocity damper of the tracking rate
+(:func:`~pdls_ik.tasks.self_collision_task.damper_gain`, approach speed :data:`APPROACH_SPEED`
+at the activation distance); one-shot solves the position form (gain 1).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Dict, List, Mapping, Optional, Tuple
+
+import numpy as np
+from pdls_ik.errors import ConfigError, PDLSIKError
+from pdls_ik.ik.task_config import TaskConfig
+from pdls_ik.model.collision import collision_model, CollisionModel
+from pdls_ik.tasks.self_collision_task import damper_gain
+
+#: approach speed [m/s] allowed at the activation distance in tracking (velocity damper)
+APPROACH_SPEED = 0.5
+#: activation distance [m] beyond d_min: pairs farther than d_min + this give no active row
+ACTIVATION_MARGIN = 0.05
+#: smallest activation distance [m]
+ACTIVATION_MIN = 0.1
+#: slack [m] of the independent check of an answer (the rows hold d ≥ d_min to this)
+CHECK_SLACK = 1e-6
+
+
+@dataclass(frozen=True)
+class CollisionSettings:
+    """
+    The node's collision parameters (module docstring).
+
+    :ivar enabled: ``self_collision``; d_min [m]: ``collision_d_min``; model:
+        ``collision_model`` ("" the URDF's); mesh_path: ``mesh_path`` folders.
+    """
+
+    enabled: bool = False
+    d_min: float = 0.01
+    model: str = ''
+    mesh_path: Tuple[str, ...] = ()
+
+    @property
+    def activation_distance(self) -> float:
+        """Return the distance [m] below which a pair gives an active row."""
+        return max(ACTIVATION_MIN, self.d_min + ACTIVATION_MARGIN)
+
+
+def collision_settings(values: Mapping[str, Any]) -> CollisionSettings:
+    """
+    Read the collision parameters from node parameter values (None: unset).
+
+    :raises ConfigError: ``collision_d_min`` negative or not finite (naming the parameter).
+    """
+    d_min = values.get('collision_d_min')
+    d_min = 0.01 if d_min is None else d_min
+    try:
+        d_min = float(d_min)
+    except (TypeError, ValueError):
+        raise ConfigError(f"parameter 'collision_d_min': {d_min!r} is not a number") from None
+    if not (np.isfinite(d_min) and d_min >= 0.0):
+        raise ConfigError(f"parameter 'collision_d_min': {d_min} must be finite and >= 0 m")
+    mesh_path = tuple(str(p) for p in (values.get('mesh_path') or ()) if p)
+    return CollisionSettings(bool(values.get('self_collision') or False), d_min,
+                             str(values.get('collision_model') or ''), mesh_path)
+
+
+def srdf_skip_pairs(srdf) -> List[Tuple[str, str, str]]:
+    """Return the ``disable_collisions`` pairs of a parsed SRDF (or None) as skip pairs."""
+    if srdf is None:
+        return []
+    return [(c.link1, c.link2, 'srdf') for c in srdf.disabled_collisions]
+
+
+def build_model(linkage, settings: CollisionSettings, srdf=None) -> CollisionModel:
+    """
+    Build the collision model of ``linkage`` for ``settings`` and an SRDF (or None).
+
+    :raises ConfigError: no collision geometry, a bad model file or a link it names, naming
+        the parameter ``collision_model``.
+    """
+    try:
+        return collision_model(linkage, settings.model or None, mesh_path=settings.mesh_path,
+                               skip_pairs=srdf_skip_pairs(srdf))
+    except PDLSIKError as exc:
+        raise ConfigError(f"parameter 'collision_model' ({settings.model or 'the URDF'}): "
+                          f'{exc}') from None
+
+
+def collision_entry(model: CollisionModel, settings: CollisionSettings,
+                    tracking_rate: Optional[float] = None) -> Dict[str, Any]:
+    """
+    Return the ``self_collision`` task entry of a built model (:mod:`pdls_ik.ik.task_config`).
+
+    With ``tracking_rate`` [Hz]: the velocity damper of that rate; else the position form.
+    """
+    entry: Dict[str, Any] = {'model': model, 'd_min': settings.d_min,
+                             'activation_distance': settings.activation_distance}
+    if tracking_rate:
+        entry['gain'] = damper_gain(APPROACH_SPEED, 1.0 / tracking_rate, settings.d_min,
+                                    settings.activation_distance)
+    return entry
+
+
+def with_collision(tasks: Optional[TaskConfig], entry: Optional[Dict[str, Any]]
+                   ) -> Optional[TaskConfig]:
+    """
+    Return a copy of ``tasks`` whose ``self_collision`` entry is ``entry`` (None: removed).
+
+    An entry of the task file is the base; ``entry`` overrides its keys. ``tasks`` itself is not
+    changed; None stays None when there is nothing to add.
+    """
+    if tasks is None:
+        return None if entry is None else TaskConfig(self_collision=dict(entry))
+    if entry is None:
+        return replace(tasks, self_collision=None)
+    return replace(tasks, self_collision=dict(tasks.self_collision or {}, **entry))
+
+
+def closest_pair(model: CollisionModel, q) -> Tuple[str, str, float]:
+    """Return (link_a, link_b, distance [m]) of the closest checked pair at q (n,)."""
+    if not model.pairs:
+        return '', '', float('inf')
+    d = model.distances(np.asarray(q, dtype=float)).distance
+    k = int(np.argmin(d))
+    return model.pairs[k][0], model.pairs[k][1], float(d[k])
+
+
+def collision_text(model: CollisionModel, q, d_min: float) -> Tuple[bool, str]:
+    """
+    Check q (n,) independently: (every pair ≥ d_min − :data:`CHECK_SLACK`, readable line).
+
+    The line names the closest pair and its distance.
+    """
+    a, b, d = closest_pair(model, q)
+    if not a:
+        return True, 'no link pair to check'
+    ok = d >= d_min - CHECK_SLACK
+    verb = 'closest' if ok else 'in collision:'
+    return ok, f'{verb} link pair {a} / {b} at {d:.4f} m (d_min {d_min:g} m)'
