@@ -40,7 +40,7 @@ from typing import Optional, Sequence, Tuple
 
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PoseStamped
-from pdls_ik.errors import PDLSIKError
+from pdls_ik.errors import ConfigError, PDLSIKError
 from pdls_ik.model.srdf import load_srdf
 from pdls_ik.msgs import (diagnostic_array, float64_multi_array, joint_state, joint_trajectory,
                           pose_from_msg, rclpy_types)
@@ -49,13 +49,15 @@ from pdls_ik.msgs.moveit import fk_request_from_msg, fk_response, FKServiceReply
 from pdls_ik.ros.node_parameters import AliasMirror, changes_of, declare_all
 from pdls_ik.ros.spin import run_node
 from pdls_ik.ros_logic.board import Board
+from pdls_ik.ros_logic.collision_setup import collision_settings, collision_status
 from pdls_ik.ros_logic.controller_setup import controller_joints
 from pdls_ik.ros_logic.fk_service import compute_fk
 from pdls_ik.ros_logic.gate import CallbackGate
 from pdls_ik.ros_logic.ik_service import IKService, tip_priorities
 from pdls_ik.ros_logic.loader import Loader, LOADING
-from pdls_ik.ros_logic.parameters import (apply_changes, COMMAND_OUT_TYPES, config_from_values,
-                                          node_settings, read_only_names)
+from pdls_ik.ros_logic.parameters import (apply_changes, COLLISION_PARAMETERS,
+                                          COMMAND_OUT_TYPES, config_from_values, node_settings,
+                                          read_only_names)
 from pdls_ik.ros_logic.robot import build_robot
 from pdls_ik.ros_logic.tracker import Tracker
 from rcl_interfaces.msg import SetParametersResult
@@ -90,6 +92,7 @@ class PDLSIKNode(Node):
         values = declare_all(self)
         self.config = config_from_values(values)
         self.settings = node_settings(values)
+        self.collision = collision_settings(values)
         self._aliases = AliasMirror(self, lambda: self.config)
         self._aliases.sync_now()  # e.g. timeout reads a kinematics_solver_timeout given alone
         self.mode = values['mode']
@@ -155,7 +158,7 @@ class PDLSIKNode(Node):
 
         :raises PDLSIKError: the description or configuration is bad (nothing changed).
         """
-        robot = build_robot(description, config)
+        robot = build_robot(description, config, self.collision, self._srdf)
         controller_joints(robot, None, self.settings['controller_joints'])  # names only
         self.board.warn('solver', f'{LOADING}: robot from the {origin}')
         self._loader.start(lambda: self._build(robot), origin)
@@ -183,6 +186,7 @@ class PDLSIKNode(Node):
                     self._report('robot_description_semantic',
                                  f'robot_description_semantic rejected: {exc}')
             self._report_groups()
+            self._report_collision(robot)
             joints = ', '.join(tracker.commanded_joints)
             self.board.ok('robot_description', f"robot '{robot.linkage.name}' from the "
                           f"{origin}: {robot.linkage.n} joints, base '{robot.base_link}', tip "
@@ -234,13 +238,29 @@ class PDLSIKNode(Node):
             self.board.ok('robot_description_semantic',
                           f"SRDF groups: {', '.join(n for n in groups.names if n)}")
 
+    def _report_collision(self, robot) -> None:
+        """The self_collision status: the model in use, off, or why it could not be built."""
+        level, message = collision_status(robot)
+        if level == 'error':
+            self._report('self_collision', message)
+        else:
+            self.board.ok('self_collision', message)
+
     def _on_semantic(self, msg: String) -> None:
         with self._gate.enter() as open_:
             if not open_:
                 return
             try:
                 srdf = load_srdf(msg.data)
-                if self.service is not None:
+                tracker = self.tracker
+                if tracker is not None and tracker.robot.collision is not None:
+                    # the collision model skips the SRDF's disable_collisions pairs: rebuilt
+                    robot = build_robot(tracker.robot.description, self.config, self.collision,
+                                        srdf)
+                    tracker.set_robot(robot)
+                    self.service.set_robot(robot, srdf)
+                    self._report_collision(robot)
+                elif self.service is not None:
                     self.service.set_srdf(srdf)
                 self._srdf = srdf
             except PDLSIKError as exc:
@@ -433,6 +453,14 @@ class PDLSIKNode(Node):
         config, reason = apply_changes(self.config, changes)
         if config is None:
             return SetParametersResult(successful=False, reason=reason)
+        collision = self.collision
+        if set(changes) & set(COLLISION_PARAMETERS):
+            values = {name: getattr(self.collision, field) for name, field in
+                      zip(COLLISION_PARAMETERS, ('enabled', 'd_min', 'model', 'mesh_path'))}
+            try:
+                collision = collision_settings(dict(values, **changes))
+            except PDLSIKError as exc:
+                return SetParametersResult(successful=False, reason=str(exc))
         if 'state_timeout' in changes:
             try:
                 settings = node_settings(dict(self.settings, **changes))
@@ -442,21 +470,28 @@ class PDLSIKNode(Node):
             if self.tracker is not None:
                 self.tracker.state_timeout = settings['state_timeout']
         description = changes.get('robot_description')
-        if description or (self.tracker is not None and config != self.config):
+        if description or (self.tracker is not None and (config != self.config or
+                                                         collision != self.collision)):
             if self._loader.loading and not description:
                 return SetParametersResult(successful=False,
                                            reason=f'{LOADING}: retry when the solver is ready')
             source = description or self.tracker.robot.description
+            previous, self.collision = self.collision, collision
             try:
-                robot = build_robot(source, config)
+                robot = build_robot(source, config, collision, self._srdf)
+                if robot.collision_problem:
+                    raise ConfigError(robot.collision_problem)
                 controller_joints(robot, None, self.settings['controller_joints'])
                 if self.tracker is not None and not description:
                     self.tracker.set_robot(robot)  # kernels in memory already: quick
                     self.service.set_robot(robot)
+                    self._report_collision(robot)
                 else:
                     self._load(source, config, 'parameters')
             except PDLSIKError as exc:
+                self.collision = previous
                 return SetParametersResult(successful=False, reason=str(exc))
+        self.collision = collision
         self.config = config
         self._sync_timers()  # after self.config: the rate in force decides
         self._aliases.after_accept()

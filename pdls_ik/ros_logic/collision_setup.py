@@ -165,3 +165,20 @@ def collision_text(model: CollisionModel, q, d_min: float) -> Tuple[bool, str]:
     ok = d >= d_min - CHECK_SLACK
     verb = 'closest' if ok else 'in collision:'
     return ok, f'{verb} link pair {a} / {b} at {d:.4f} m (d_min {d_min:g} m)'
+
+
+def collision_status(robot) -> Tuple[str, str]:
+    """
+    Return ("ok" or "error", message) of a :class:`~pdls_ik.ros_logic.robot.Robot`'s collision.
+
+    "error" when ``self_collision`` is on and the model could not be built (the node runs on
+    without the level); "ok" with the model's counts, or saying that the level is off.
+    """
+    settings = robot.collision_settings
+    if robot.collision_problem:
+        return 'error', (f'self_collision is on but not applied: {robot.collision_problem}; '
+                         'tracking runs without the collision level')
+    if robot.collision is None:
+        return 'ok', ('off in tracking (self_collision false); ~/compute_ik requests with '
+                      'avoid_collisions are checked')
+    return 'ok', (f'on: {robot.collision.report()[0]}, d_min {settings.d_min:g} m')

@@ -105,7 +105,24 @@ NODE_PARAMETERS = (
     Declaration('state_timeout', 'double', 0.0,
                 'Age [s] above which the last joint_states is stale (ERROR, motion stopped); '
                 '0: five tracking periods, at least 0.1 s.', 0.0, 60.0),
+    Declaration('self_collision', 'bool', False,
+                'Self-collision level above the pose in every tracking cycle (link pairs kept '
+                'collision_d_min apart, slowing down before contact); ~/compute_ik uses it '
+                'whenever a request sets avoid_collisions, whatever this says.'),
+    Declaration('collision_d_min', 'double', 0.01,
+                'Smallest distance [m] between checked link pairs (self_collision, '
+                'avoid_collisions).', 0.0, 1.0),
+    Declaration('collision_model', 'string', '',
+                "Capsule model YAML (pdls-ik's CollisionModel.save) or bundled robot name; "
+                "'': the URDF's <collision> elements (the bundled model of a bundled robot). "
+                "Pairs in the SRDF's disable_collisions are not checked."),
+    Declaration('mesh_path', 'string_array', None,
+                'Folders where package:// collision meshes are looked for (after the ament '
+                'index).'),
 )
+
+#: the node parameters of the collision model (:mod:`pdls_ik.ros_logic.collision_setup`)
+COLLISION_PARAMETERS = ('self_collision', 'collision_d_min', 'collision_model', 'mesh_path')
 
 
 def _empty(value: Any) -> bool:

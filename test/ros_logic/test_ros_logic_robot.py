@@ -19,7 +19,9 @@ from conftest import REPO
 import numpy as np
 from pdls_ik.config import IKConfig
 from pdls_ik.errors import ConfigError, LinkError, URDFError
-from pdls_ik.resources import bundled_urdf
+from pdls_ik.model.srdf import load_srdf
+from pdls_ik.resources import bundled_srdf, bundled_urdf
+from pdls_ik.ros_logic.collision_setup import collision_settings, collision_status
 from pdls_ik.ros_logic.parameters import apply_changes
 from pdls_ik.ros_logic.robot import build_robot
 import pytest
@@ -125,3 +127,34 @@ def test_runtime_tasks_file_change_refused_whole(tmp_path):
     with pytest.raises(ConfigError, match='tasks_file'):
         build_robot(robot.description, config)
     assert robot.solver().level_names == ['loop_B', 'pose:crank']     # previous robot intact
+
+
+def test_collision_parameters_build_the_level():
+    settings = collision_settings({'self_collision': True, 'collision_d_min': 0.02,
+                                   'mesh_path': ['']})
+    assert settings.enabled and settings.d_min == 0.02 and settings.mesh_path == ()
+    srdf = load_srdf(bundled_srdf('panda').read_text())
+    robot = build_robot(bundled_urdf('panda').read_text(), IKConfig(tip_link='panda_link8'),
+                        settings, srdf)
+    assert ('panda_link0', 'panda_link7') in robot.collision.pairs
+    assert robot.collision.skipped[('panda_link5', 'panda_link7')] in ('srdf', 'adjacent')
+    assert 'srdf' in robot.collision.skipped.values()
+    assert collision_status(robot) == ('ok', f'on: {robot.collision.report()[0]}, d_min 0.02 m')
+    tracking, one_shot = robot.solver(), robot.solver(one_shot=True)
+    assert tracking.level_names[0] == one_shot.level_names[0] == 'self_collision'
+    gains = [s.extra_tasks[0].gain for s in (tracking, one_shot)]
+    assert gains[0] == pytest.approx(0.5 * 0.01 / (0.1 - 0.02)) and gains[1] == 1.0  # 100 Hz
+    assert tracking.extra_tasks[0].d_min == 0.02
+
+
+def test_bad_collision_parameters_are_reported_not_fatal():
+    with pytest.raises(ConfigError, match="parameter 'collision_d_min'"):
+        collision_settings({'collision_d_min': -0.1})
+    robot = build_robot(bundled_urdf('panda').read_text(), IKConfig(tip_link='panda_link8'),
+                        collision_settings({'self_collision': True,
+                                            'collision_model': '/no/model.yaml'}))
+    assert robot.collision is None
+    level, message = collision_status(robot)
+    assert level == 'error' and "parameter 'collision_model' (/no/model.yaml)" in message
+    assert 'cannot read it' in message
+    assert robot.solver().level_names == ['pose:panda_link8']      # runs on without the level
