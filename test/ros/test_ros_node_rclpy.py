@@ -511,3 +511,75 @@ def test_positions_for_a_forward_position_controller(ros):
     target = linkage.forward_kinematics(Q_GOAL, 'panda_link8')
     assert np.linalg.norm(reached[:3, 3] - target[:3, 3]) <= 1e-5
     assert probe.messages('trajectory') == []  # no JointTrajectory in this mode
+
+
+#: a hand position beside the base column: reached only through the robot's own links
+INSIDE_THE_BODY = (0.1, 0.0, 0.15)
+
+
+def _inside_request(moveit, avoid_collisions):
+    request = moveit.GetPositionIK.Request()
+    pose = np.eye(4)
+    pose[:3, 3] = INSIDE_THE_BODY
+    request.ik_request.pose_stamped = pose_stamped(rclpy_types(), pose, 'panda_link0')
+    request.ik_request.timeout.nanosec = 500_000_000
+    request.ik_request.avoid_collisions = avoid_collisions
+    return request
+
+
+def test_self_collision_parameters_tracking_and_avoid_collisions(ros):
+    moveit = pytest.importorskip('moveit_msgs.srv',
+                                 reason='moveit_msgs not installed: ~/compute_ik not offered')
+    start, probe = ros
+    node = start(robot_description=PANDA, tip_link='panda_link8', position_only=True,
+                 self_collision=True, collision_d_min=0.02)
+    model = node.tracker.robot.collision
+    assert model is not None
+    assert probe.wait(lambda: probe.status('self_collision', OK, 'on: collision model'))
+    client = probe.node.create_client(moveit.GetPositionIK, f'{NODE}/compute_ik')
+    assert client.wait_for_service(timeout_sec=10.0)
+    refused = _call(probe, client, _inside_request(moveit, True))
+    assert refused.error_code.val == refused.error_code.NO_IK_SOLUTION
+    if hasattr(refused.error_code, 'message'):      # Jazzy's MoveItErrorCodes
+        assert 'link pair panda_' in refused.error_code.message
+        assert '(d_min 0.02 m)' in refused.error_code.message
+    answered = _call(probe, client, _inside_request(moveit, False))
+    assert answered.error_code.val == answered.error_code.SUCCESS
+    q = np.array(answered.solution.joint_state.position)
+    assert model.distances(q).distance.min() < 0.0     # no collision level: inside the body
+    # tracking a goal inside the body: every published solution keeps the pairs apart
+    probe.wait(lambda: probe.node.count_subscribers('goal_pose') > 0)
+    goal = PoseStamped()
+    goal.header.frame_id = 'panda_link0'
+    goal.pose.position.x, goal.pose.position.y, goal.pose.position.z = INSIDE_THE_BODY
+    goal.pose.orientation.w = 1.0
+    probe.pub_goal.publish(goal)
+    assert probe.wait(lambda: len(probe.messages('solution')) >= 60, timeout=ANSWER_WAIT)
+    solutions = [np.array(m.position) for m in probe.messages('solution')]
+    closest = min(model.distances(q).distance.min() for q in solutions)
+    assert closest >= 0.02 - 3e-3      # the damper's second-order dip (SelfCollisionTask)
+    # a bad model at runtime is refused with the reason; the level stays on
+    result = node.set_parameters([Parameter('collision_model', value='/no/model.yaml')])[0]
+    assert not result.successful and 'cannot read it' in result.reason
+    assert node.tracker.robot.collision is not None
+    assert node.set_parameters([Parameter('self_collision', value=False)])[0].successful
+    assert node.tracker.robot.collision is None
+    assert probe.wait(lambda: probe.status('self_collision', OK, 'off in tracking'))
+
+
+def test_bad_collision_model_at_startup_reported_node_runs(ros):
+    moveit = pytest.importorskip('moveit_msgs.srv',
+                                 reason='moveit_msgs not installed: ~/compute_ik not offered')
+    start, probe = ros
+    node = start(robot_description=PANDA, tip_link='panda_link8', self_collision=True,
+                 collision_model='/no/model.yaml')
+    assert node.tracker.robot.collision is None
+    status = probe.wait(lambda: probe.status('self_collision', ERROR, 'not applied'))
+    assert status and "'/no/model.yaml': cannot read it" in status.message
+    client = probe.node.create_client(moveit.GetPositionIK, f'{NODE}/compute_ik')
+    assert client.wait_for_service(timeout_sec=10.0)
+    request = moveit.GetPositionIK.Request()
+    request.ik_request.pose_stamped = _goal(node.tracker.robot.linkage, Q_GOAL)
+    request.ik_request.timeout.sec = 5
+    response = _call(probe, client, request)
+    assert response.error_code.val == response.error_code.SUCCESS
