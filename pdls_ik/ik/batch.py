@@ -46,27 +46,42 @@ q (continuous joints wrapped into [-π, π), clipped into limits) is within ``po
 
 Backends: ``"numpy"`` (the reference, vectorized over problems) and ``"numba"`` (the same
 iteration compiled per problem by :mod:`pdls_ik._accel`, used when numba is importable).
+
+Self-collision (``self_collision`` / ``collision_model``): the solutions are checked against the
+collision model all at once (:func:`pdls_ik.model.collision_batch.pair_distances_many`); a
+success with a link pair closer than ``d_min`` is solved again by the one-shot
+:class:`~pdls_ik.ik.IKSolver` with the self-collision level above the pose
+(:class:`~pdls_ik.tasks.SelfCollisionTask`, position form), starting from that solution and
+then from random seeds within ``collision_timeout``; one still colliding (or not solved) is a
+failure. ``BatchResult.min_distance`` gives each answer's closest pair distance.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 import math
-from typing import Optional
+from typing import Optional, Union
 
 import numpy as np
 from numpy.typing import NDArray
 from pdls_ik._accel import available as numba_available
+from pdls_ik.config import IKConfig
 from pdls_ik.errors import InputError
+from pdls_ik.ik.ik_solver import IKSolver
 from pdls_ik.lie.so3 import rotation_logs
 from pdls_ik.model.chain_arrays import ChainArrays
+from pdls_ik.model.collision import collision_model as load_collision_model, CollisionModel
+from pdls_ik.model.collision_batch import min_distances
 from pdls_ik.model.joint_vector import wrap_angle
 from pdls_ik.pdls.periodic import turn_into_limits
+from pdls_ik.tasks import SelfCollisionTask
 
 Array = NDArray[np.float64]
 #: a local solve restarts when ½‖e‖² fell by less than this factor over STALL_WINDOW iterations
 STALL_WINDOW, STALL_RATIO = 5, 0.9
 #: problems solved together by the NumPy backend (larger stacks fall out of the CPU caches)
 CHUNK = 1024
+#: a checked pair counts as apart when d ≥ d_min − this [m] (the level's tolerance)
+COLLISION_SLACK = 1e-6
 
 
 @dataclass
@@ -79,6 +94,10 @@ class BatchResult:
     :ivar position_error: (N,) [m]; orientation_error: (N,) [rad], at ``q``.
     :ivar iterations: (N,) iterations over all attempts; restarts: (N,) random restarts used.
     :ivar backend: "numpy" or "numba".
+    :ivar min_distance: (N,) closest link-pair distance [m] at ``q``, with a collision model
+        (else None); pair: (N,) index of that pair in the model's ``pairs`` (-1: none).
+    :ivar resolved: (N,) problems solved again with the self-collision level (their batch
+        answer was in collision), with a collision model (else None).
     """
 
     q: Array
@@ -88,6 +107,9 @@ class BatchResult:
     iterations: NDArray[np.int64]
     restarts: NDArray[np.int64]
     backend: str
+    min_distance: Optional[Array] = None
+    pair: Optional[NDArray[np.int64]] = None
+    resolved: Optional[NDArray[np.bool_]] = None
 
 
 def pose_residuals(T: Array, targets: Array) -> Array:
@@ -244,12 +266,23 @@ class BatchSolver:
     :param damping, min_damping: μ = damping · ½‖e‖² + min_damping [residual units²].
     :param random_seed: seed of the restart generator (reproducible results).
     :param backend: "numpy", "numba", or "auto" (numba when importable, else numpy).
+    :param self_collision: True, or a :class:`~pdls_ik.model.collision.CollisionModel`: answers
+        keep every checked link pair ``d_min`` [m] apart (module docstring); True builds the
+        model of :func:`~pdls_ik.model.collision.collision_model` (``collision_model``: a
+        capsule YAML or bundled robot name, implies ``self_collision``).
+    :param collision_timeout: [s] budget of each collision re-solve (its answer is a function
+        of its inputs and ``random_seed`` when it ends within it).
+
+    :raises ConfigError: no collision model can be built (named).
     """
 
     def __init__(self, linkage, tip: str, base: Optional[str] = None, *,
                  position_tolerance: float = 1e-5, orientation_tolerance: float = 1e-4,
                  max_iterations: int = 30, max_restarts: int = 100, damping: float = 0.1,
-                 min_damping: float = 1e-9, random_seed: int = 0, backend: str = 'auto'):
+                 min_damping: float = 1e-9, random_seed: int = 0, backend: str = 'auto',
+                 self_collision: Union[bool, CollisionModel] = False,
+                 collision_model: Optional[str] = None, d_min: float = 0.01,
+                 collision_timeout: float = 0.1):
         self.chain = ChainArrays(linkage, tip, base)
         self.joint_names = list(linkage.joint_names)
         for name, value in (('position_tolerance', position_tolerance),
@@ -269,6 +302,40 @@ class BatchSolver:
         self.budget = (int(max_iterations), int(max_restarts))
         self.damping = (float(damping), float(min_damping))
         self.random_seed = int(random_seed)
+        #: the collision model of the check, or None
+        self.collision: Optional[CollisionModel] = None
+        self._resolver: Optional[IKSolver] = None
+        if isinstance(self_collision, CollisionModel):
+            self.collision = self_collision
+        elif self_collision or collision_model is not None:
+            self.collision = load_collision_model(linkage, collision_model)
+        if self.collision is not None:
+            self.d_min = float(d_min)
+            task = SelfCollisionTask(linkage, self.collision, d_min=self.d_min,
+                                     activation_distance=max(0.1, self.d_min + 0.05))
+            config = IKConfig(position_tolerance=max(position_tolerance, 1e-12),
+                              orientation_tolerance=max(orientation_tolerance, 1e-12),
+                              timeout=collision_timeout, random_seed=self.random_seed,
+                              backend='numpy')
+            self._resolver = IKSolver(linkage, tip, base, config=config, extra_tasks=[task])
+
+    def _collision_free(self, T: Array, q: Array, success, pos: Array, ori: Array):
+        """
+        Check the answers q (N, n) against the collision model; re-solve the colliding successes.
+
+        Updates q, success, pos, ori in place; returns (min distance (N,), pair (N,),
+        resolved (N,)).
+        """
+        dist, pair = min_distances(self.collision, q)
+        resolved = success & (dist < self.d_min - COLLISION_SLACK)
+        for i in np.flatnonzero(resolved):
+            res = self._resolver.solve(T[i], seed=q[i])
+            q[i], pos[i], ori[i] = res.q, res.position_error, res.orientation_error
+            success[i] = res.success
+        if resolved.any():
+            dist[resolved], pair[resolved] = min_distances(self.collision, q[resolved])
+        success &= dist >= self.d_min - COLLISION_SLACK
+        return dist, pair, resolved
 
     def _start(self, seeds, N: int) -> Array:
         ch = self.chain
@@ -313,4 +380,8 @@ class BatchSolver:
                     ch, T[lo:hi], q[lo:hi], *args, rng)
             q, pos, ori = check_solutions(ch, q, T)
         success = (pos <= self.tolerances[0]) & (ori <= self.tolerances[1])
-        return BatchResult(q, success, pos, ori, iterations, restarts, self.backend)
+        if self.collision is None:
+            return BatchResult(q, success, pos, ori, iterations, restarts, self.backend)
+        dist, pair, resolved = self._collision_free(T, q, success, pos, ori)
+        return BatchResult(q, success, pos, ori, iterations, restarts, self.backend, dist, pair,
+                           resolved)
