@@ -29,7 +29,7 @@ from pdls_ik.ik import IKSolver
 from pdls_ik.ik.task_config import load_task_config, TaskConfig
 from pdls_ik.model import load_urdf
 from pdls_ik.resources import BUNDLED_ROBOTS, urdf_path
-from pdls_ik.tasks.self_collision_task import damper_gain, SelfCollisionTask
+from pdls_ik.tasks.self_collision_task import damper_gain, SelfCollisionTask, TRACKING_MARGIN
 
 
 def add_robot_arguments(parser: argparse.ArgumentParser, urdf_positional: bool = True) -> None:
@@ -83,7 +83,8 @@ def make_solver(urdf: str, tip: Optional[str], base: Optional[str],
     ``tasks_path`` (``--tasks``; default: the config's ``tasks_file``) adds the closures and
     extra tasks of a :mod:`pdls_ik.ik.task_config` YAML file to the solver; ``collision``
     (:func:`collision_options`) its ``self_collision`` entry, with the velocity damper of the
-    tracking rate when one is given (approach speed 0.5 m/s at the activation distance).
+    tracking rate when one is given (approach speed 0.5 m/s at the activation distance, rows
+    held ``TRACKING_MARGIN`` above d_min).
     """
     robot = load_urdf(urdf_path(urdf))
     config = load_config(config_path) if config_path else IKConfig()
@@ -94,7 +95,8 @@ def make_solver(urdf: str, tip: Optional[str], base: Optional[str],
         entry = dict(tasks.self_collision or {}, **collision)
         rate = overrides.get('tracking_rate')
         if rate:
-            entry['gain'] = damper_gain(0.5, 1.0 / rate, entry['d_min'],
+            entry['margin'] = TRACKING_MARGIN
+            entry['gain'] = damper_gain(0.5, 1.0 / rate, entry['d_min'] + TRACKING_MARGIN,
                                         entry['activation_distance'])
         tasks.self_collision = entry
     tip = resolve_tip(urdf, robot, tip or config.tip_link)

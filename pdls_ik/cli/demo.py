@@ -31,10 +31,11 @@ from pathlib import Path
 
 from pdls_ik.cli.common import (add_robot_arguments, collision_options, make_solver,
                                 output_folder, warm_up, write_summary)
-from pdls_ik.cli.demo_path import trackable_path
+from pdls_ik.cli.demo_path import default_path, through_body, trackable_path
 from pdls_ik.cli.plot import plot_tracking, tracking_plot_data
 from pdls_ik.cli.tracking import (exit_status, OFFLINE_TRACKING_TIMEOUT, print_summary,
-                                  run_tracking, summarize, wall_start_ns, write_bag)
+                                  run_tracking, START_SOLVE_TIMEOUT, summarize, wall_start_ns,
+                                  write_bag)
 from pdls_ik.errors import InputError
 
 
@@ -57,6 +58,11 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument('--rate', type=float, default=100.0, help='tracking rate in Hz '
                                                                   '(default 100)')
     parser.add_argument('--no-progress', action='store_true', help='no progress bar')
+    parser.add_argument('--through-body', action='store_true',
+                        help="move the path's centre onto the base's axis so that the goal "
+                             "sweeps through the robot's own links (position only; with "
+                             '--self-collision the hand slides along the margin); the path is '
+                             'not checked trackable')
     return parser
 
 
@@ -78,9 +84,27 @@ def run(args: argparse.Namespace) -> int:
                              collision_options(args),
                              tracking_rate=args.rate, tracking_timeout=OFFLINE_TRACKING_TIMEOUT,
                              position_only=True)
+    if args.through_body and not solver.config.position_only:
+        print('note: --through-body tracks the position only (position_only: true)')
+        solver = make_solver(args.urdf, args.tip, args.base, args.config, args.tasks,
+                             collision_options(args),
+                             tracking_rate=args.rate, tracking_timeout=OFFLINE_TRACKING_TIMEOUT,
+                             position_only=True)
     warm_up(solver)
     robot_name = Path(str(args.urdf)).stem if not Path(str(args.urdf)).is_file() else None
-    path, home, note = trackable_path(solver, args.rate, args.duration, robot_name=robot_name)
+    if args.through_body:
+        path, home = default_path(solver.linkage, solver.tip_link, solver.base_link,
+                                  robot_name=robot_name,
+                                  position_only=bool(solver.config.position_only))
+        path = through_body(path)
+        # start as close to the path's first goal as the solver allows (with the level: the
+        # closest collision-free configuration)
+        home = solver.solve(path.pose(0.0), seed=home, timeout=START_SOLVE_TIMEOUT).q
+        note = ("demo path: pushed through the robot's body (centre "
+                f"{', '.join(f'{v:.3f}' for v in path.center[:3, 3])} m)")
+    else:
+        path, home, note = trackable_path(solver, args.rate, args.duration,
+                                          robot_name=robot_name)
     print(note)
     print(f'pdls-ik demo: {solver.linkage.name}, {solver.base_link} -> {solver.tip_link}, '
           f'{args.rate:g} Hz for {args.duration:g} s')

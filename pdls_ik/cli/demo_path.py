@@ -150,6 +150,27 @@ def dexterous_home(linkage, tip: str, base: Optional[str] = None, candidates: in
     return dexterous_homes(linkage, tip, base, candidates, margin, position_only)[0]
 
 
+#: :func:`through_body`: the scale of the path centre's position in the base frame (x, y, z):
+#: onto the base's vertical axis, at three quarters of its height
+THROUGH_BODY_SCALE = (0.0, 0.0, 0.75)
+
+
+def through_body(path: FigureEight) -> FigureEight:
+    """
+    Return ``path`` with its centre moved into the robot's body (:data:`THROUGH_BODY_SCALE`).
+
+    On the bundled Panda the goal then sweeps through the base column and the upper arm (centre
+    (0, 0, 0.446) m). Tracked for its position alone, without a self-collision level the arm
+    follows the goal up to 10 cm into itself for most of the run; with ``--self-collision``
+    no pair comes below ``d_min`` and the hand slides along the margin
+    (``pdls-ik demo --self-collision --through-body``; test/cli/test_cli_self_collision.py).
+    """
+    center = path.center.copy()
+    center[:3, 3] *= np.asarray(THROUGH_BODY_SCALE)
+    return FigureEight(center, path.width, path.height, path.depth, path.period, path.roll,
+                       path.pitch, path.yaw)
+
+
 #: path sizes tried by :func:`trackable_path`, largest first (fractions of the default size)
 PATH_SCALES = (1.0, 0.5, 0.25, 0.1)
 #: home configurations tried by :func:`trackable_path` (best conditioned first)

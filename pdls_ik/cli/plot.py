@@ -28,7 +28,9 @@ Rows, top to bottom:
    and split by unit: position [m] and orientation [rad] on separate axes (others on a third),
    tolerances as dashed lines. The solver's per-level residual is not plotted: it is weighted,
    and in tracking it is measured to the cycle's velocity-bounded waypoint, not to the goal;
-4. the solve time of each cycle (wall clock, CPU time of the tracking thread) against the cycle
+4. with a self-collision level (``--self-collision``): the distance of the link pairs that were
+   the closest at some cycle (each named) against ``d_min`` (dashed; below it shaded);
+5. the solve time of each cycle (wall clock, CPU time of the tracking thread) against the cycle
    budget 1/rate.
 
 :func:`tracking_plot_data` computes what is drawn (tested); :func:`plot_tracking` draws it.
@@ -43,6 +45,8 @@ from typing import Dict, List, Optional, Tuple, Union
 
 import numpy as np
 from pdls_ik.ik.task_levels import LevelStack
+from pdls_ik.model.collision_batch import pair_distances_many
+from pdls_ik.tasks import SelfCollisionTask
 
 #: errors below this are drawn at it on the log axes
 ERROR_FLOOR = 1e-10
@@ -68,6 +72,40 @@ class TaskErrorCurve:
 
 
 @dataclass
+class ClearanceCurves:
+    """
+    Link-pair distances over a run with a self-collision level.
+
+    :ivar d_min: [m] the level's smallest allowed distance.
+    :ivar pairs: "link_a / link_b" of the pairs drawn: those closest at some cycle, closest
+        first (at most :data:`CLEARANCE_PAIRS`).
+    :ivar distances: (K, len(pairs)) their distances [m] at each cycle's achieved q.
+    :ivar closest: (K,) the smallest distance over every checked pair [m].
+    """
+
+    d_min: float
+    pairs: List[str]
+    distances: np.ndarray
+    closest: np.ndarray
+
+
+#: pairs drawn in the clearance panel, at most
+CLEARANCE_PAIRS = 4
+
+
+def clearance_curves(q: np.ndarray, solver) -> Optional[ClearanceCurves]:
+    """Return the :class:`ClearanceCurves` of a run's q (K, n), None without the level."""
+    task = next((t for t in solver.extra_tasks if isinstance(t, SelfCollisionTask)), None)
+    if task is None or not task.model.pairs or len(q) == 0:
+        return None
+    D = pair_distances_many(task.model, q)
+    nearest = np.unique(np.argmin(D, axis=1))
+    chosen = nearest[np.argsort(D[:, nearest].min(axis=0))][:CLEARANCE_PAIRS]
+    return ClearanceCurves(task.d_min, ['{} / {}'.format(*task.model.pairs[k]) for k in chosen],
+                           D[:, chosen], D.min(axis=1))
+
+
+@dataclass
 class TrackingPlotData:
     """
     What :func:`plot_tracking` draws, computed from a run.
@@ -83,6 +121,8 @@ class TrackingPlotData:
     :ivar velocity_bound: the tracking's bound, velocity_limit × velocity_scaling.
     :ivar errors: one :class:`TaskErrorCurve` per task and unit, highest level first.
     :ivar solve_time, cpu_time: (K,) [s] (cpu_time empty when not logged).
+    :ivar clearance: link-pair distances (:class:`ClearanceCurves`), with a self-collision
+        level; else None.
     """
 
     t: np.ndarray
@@ -102,6 +142,7 @@ class TrackingPlotData:
     errors: List[TaskErrorCurve] = field(default_factory=list)
     solve_time: np.ndarray = field(default_factory=lambda: np.zeros(0))
     cpu_time: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    clearance: Optional[ClearanceCurves] = None
 
 
 def plotted_joints(solver, q: np.ndarray) -> List[int]:
@@ -214,7 +255,8 @@ def tracking_plot_data(log, solver) -> TrackingPlotData:
         velocity_limit=vmax, velocity_bound=vmax * solver.config.velocity_scaling,
         errors=task_error_curves(log, solver),
         solve_time=np.array([r.solve_time for r in log.results], dtype=float),
-        cpu_time=cpu if cpu.shape == (len(log.t),) else np.zeros(0))
+        cpu_time=cpu if cpu.shape == (len(log.t),) else np.zeros(0),
+        clearance=clearance_curves(q_all, solver))
 
 
 def view_range(data_lo: float, data_hi: float, limits: Tuple[float, float],
@@ -303,7 +345,7 @@ def tracking_figure(data: TrackingPlotData, title: str = 'pdls_ik tracking',
     n = len(data.joints)
     cols = max(1, min(n, 7))
     joint_rows = max(1, math.ceil(n / cols))
-    heights = [3.3] + [3.4] * joint_rows + [2.3, 2.0]
+    heights = [3.3] + [3.4] * joint_rows + ([2.3] if data.clearance else []) + [2.3, 2.0]
     fig = plt.figure(figsize=(16, sum(heights) + 1.2))
     outer = fig.add_gridspec(len(heights), 1, height_ratios=heights, hspace=0.55,
                              left=0.05, right=0.98, top=0.95, bottom=0.04)
@@ -405,8 +447,11 @@ def tracking_figure(data: TrackingPlotData, title: str = 'pdls_ik tracking',
                 ax.set_xlabel('time [s]', fontsize=7)
             ax.grid(alpha=0.3)
 
-    # errors by unit; one colour per task, the same in every panel
     units = [u for u in ('m', 'rad', '') if any(e.unit == u for e in data.errors)]
+    if data.clearance is not None:
+        _clearance_row(fig, outer[-3], data, len(units), first_time_ax)
+
+    # errors by unit; one colour per task, the same in every panel
     err_row = outer[-2].subgridspec(1, len(units) + 1,
                                     width_ratios=[1] * len(units) + [0.55], wspace=0.25)
     colors = {}
@@ -464,6 +509,37 @@ def tracking_figure(data: TrackingPlotData, title: str = 'pdls_ik tracking',
     side.legend(handles=handles, loc='center left', fontsize=8, frameon=False)
 
     return fig
+
+
+def _clearance_row(fig, cell, data: TrackingPlotData, width: int, sharex) -> None:
+    """The distances of the closest link pairs against d_min (module docstring, row 4)."""
+    c = data.clearance
+    row = cell.subgridspec(1, 2, width_ratios=[width + 0.25, 0.55], wspace=0.05)
+    ax = fig.add_subplot(row[0], sharex=sharex)
+    handles = []
+    for k, name in enumerate(c.pairs):
+        handles += ax.plot(data.t, 1e3 * c.distances[:, k], lw=1.0, label=name)
+    handles.append(ax.axhline(1e3 * c.d_min, color='tab:red', lw=1.2, ls='--',
+                              label=f'd_min = {1e3 * c.d_min:.3g} mm'))
+    low = min(float(c.closest.min()), c.d_min)
+    top = min(max(float(c.distances.max()), 2 * c.d_min), low + 0.3)
+    pad = 0.05 * (top - low)
+    ax.axhspan(1e3 * (low - 2 * pad), 1e3 * c.d_min, color='tab:red', alpha=0.08)
+    ax.set_ylim(1e3 * (low - pad), 1e3 * (top + pad))
+    k = int(np.argmin(c.closest))
+    ax.plot(data.t[k], 1e3 * c.closest[k], 'kv', ms=5)
+    ax.set_title(f'closest link pairs (capsule distance at the achieved q): minimum '
+                 f'{1e3 * c.closest[k]:.2f} mm, {c.pairs[0]}, at t = {data.t[k]:.2f} s; '
+                 f'{int(np.count_nonzero(c.closest < c.d_min - 1e-6))} cycles below d_min',
+                 fontsize=9)
+    ax.set_ylabel('distance [mm]', fontsize=9)
+    ax.set_xlabel('time [s]', fontsize=8)
+    ax.tick_params(labelsize=7)
+    ax.grid(alpha=0.3)
+    side = fig.add_subplot(row[1])
+    side.axis('off')
+    side.legend(handles=handles, loc='center left', fontsize=8, frameon=False,
+                title='link pair', title_fontsize=8)
 
 
 def _save_png(fig, path: Path, dpi: int = 90) -> None:

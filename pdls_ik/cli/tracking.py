@@ -40,6 +40,7 @@ from pdls_ik import msgs
 from pdls_ik.cli.bag import BagWriter
 from pdls_ik.diagnostics import status_from_result
 from pdls_ik.ik import IKSolver
+from pdls_ik.model.collision_batch import pair_distances_many
 from pdls_ik.model.joint_vector import wrap_angle
 from pdls_ik.tasks import SelfCollisionTask
 from pdls_ik.trajectory import planner_for
@@ -249,14 +250,21 @@ def _step_bound(s: Dict[str, float]) -> str:
 
 
 def _closest_pair(q: Array, solver: IKSolver) -> Dict:
-    """Closest checked link pair over the run (q (cycles, n)), with a SelfCollisionTask."""
+    """
+    Closest checked link pair over the run (q (cycles, n)), with a SelfCollisionTask.
+
+    Its names, distance [m], the task's d_min [m], and the cycles with a pair below d_min (by
+    more than the level's tolerance).
+    """
     task = next((t for t in solver.extra_tasks if isinstance(t, SelfCollisionTask)), None)
     if task is None or not task.model.pairs:
         return {}
-    dist = np.array([task.model.distances(x).distance for x in q])
+    dist = pair_distances_many(task.model, q)
     cycle, pair = np.unravel_index(int(np.argmin(dist)), dist.shape)
+    below = int(np.count_nonzero(dist.min(axis=1) < task.d_min - task.tolerance))
     return {'closest_pair': '{} / {}'.format(*task.model.pairs[pair]),
-            'closest_pair_distance_m': float(dist[cycle, pair]), 'd_min_m': task.d_min}
+            'closest_pair_distance_m': float(dist[cycle, pair]), 'd_min_m': task.d_min,
+            'cycles_below_d_min': below}
 
 
 def print_summary(summary: Dict[str, float], out=None) -> None:
@@ -280,7 +288,8 @@ def print_summary(summary: Dict[str, float], out=None) -> None:
     ]
     if 'closest_pair' in s:
         lines.append(f"closest link pair:       {s['closest_pair']} at "
-                     f"{s['closest_pair_distance_m']:.4f} m (d_min {s['d_min_m']:g} m)")
+                     f"{s['closest_pair_distance_m']:.4f} m (d_min {s['d_min_m']:g} m; "
+                     f"{s['cycles_below_d_min']} cycles below it)")
     print('\n'.join(lines), file=out)
 
 

@@ -44,6 +44,7 @@ Keys (every one optional; unknown keys are errors naming the key)::
       d_min: 0.01                 # [m] smallest allowed distance between checked link pairs
       activation_distance: 0.1    # [m] pairs farther apart give no active row
       gain: 1.0                   # (0, 1]: 1 one-shot position form, < 1 velocity damper
+      margin: 0.0                 # [m] rows held at d_min + margin (tracking: 0.002)
       model: panda                # capsules YAML (CollisionModel.save) or bundled robot name
                                   # (from Python: a CollisionModel);
                                   # default: the URDF's <collision> elements
@@ -99,8 +100,8 @@ CLOSURE_KEYS = ('name', 'link_a', 'link_b', 'frame_a', 'frame_b', 'mode', 'toler
 TOP_KEYS = ('floating_base', 'limit_strategy', 'solve_groups', 'fixed_joints', 'closures',
             'tasks', 'self_collision')
 #: self_collision keys: the task's, then the collision model's
-COLLISION_TASK_KEYS = ('d_min', 'activation_distance', 'gain', 'weight', 'tolerance',
-                       'priority', 'name')
+COLLISION_TASK_KEYS = ('d_min', 'activation_distance', 'gain', 'margin', 'weight',
+                       'tolerance', 'priority', 'name')
 COLLISION_MODEL_KEYS = ('model', 'srdf', 'skip_pairs', 'mesh_path', 'capsules_per_mesh')
 
 

@@ -41,7 +41,7 @@ import numpy as np
 from pdls_ik.errors import ConfigError, PDLSIKError
 from pdls_ik.ik.task_config import TaskConfig
 from pdls_ik.model.collision import collision_model, CollisionModel
-from pdls_ik.tasks.self_collision_task import damper_gain
+from pdls_ik.tasks.self_collision_task import damper_gain, TRACKING_MARGIN
 
 #: approach speed [m/s] allowed at the activation distance in tracking (velocity damper)
 APPROACH_SPEED = 0.5
@@ -119,13 +119,17 @@ def collision_entry(model: CollisionModel, settings: CollisionSettings,
     """
     Return the ``self_collision`` task entry of a built model (:mod:`pdls_ik.ik.task_config`).
 
-    With ``tracking_rate`` [Hz]: the velocity damper of that rate; else the position form.
+    With ``tracking_rate`` [Hz]: the velocity damper of that rate, rows held
+    :data:`~pdls_ik.tasks.self_collision_task.TRACKING_MARGIN` above d_min; else the position
+    form.
     """
     entry: Dict[str, Any] = {'model': model, 'd_min': settings.d_min,
                              'activation_distance': settings.activation_distance}
     if tracking_rate:
-        entry['gain'] = damper_gain(APPROACH_SPEED, 1.0 / tracking_rate, settings.d_min,
+        entry['gain'] = damper_gain(APPROACH_SPEED, 1.0 / tracking_rate,
+                                    settings.d_min + TRACKING_MARGIN,
                                     settings.activation_distance)
+        entry['margin'] = TRACKING_MARGIN
     return entry
 
 

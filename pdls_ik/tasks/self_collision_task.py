@@ -33,7 +33,9 @@ the bound by at most the fraction γ of the remaining gap, so that a streamed go
 before contact instead of stopping it dead. The bound holds for the linearized step: sliding
 along the margin, one step's second-order term can take a pair below ``d_min`` by a little
 (about 1 mm at 0.5 m/s, 100 Hz on the Panda; the position form dips 3 mm there), pushed back at
-the next step; include that in ``d_min``.
+the next step. ``margin`` takes that into account: the rows hold d ≥ ``d_min + margin`` while
+the task is met (and ``violation`` measured) at ``d_min`` (tracking sets 2 mm,
+:data:`TRACKING_MARGIN`).
 
 Its kind is ``target`` with priority −1 by default: a level of its own above the pose task
 (priority 0) and below locks and closures, so the effector gets as close to its goal as the
@@ -49,6 +51,9 @@ from pdls_ik.errors import InputError
 from pdls_ik.model.collision import CollisionModel
 from pdls_ik.pdls import LESS_EQUAL
 from pdls_ik.tasks.base import Array, check_weight, TARGET, Task
+
+#: [m] margin of the tracking rows above d_min: one cycle's second-order dip (module docstring)
+TRACKING_MARGIN = 0.002
 
 
 def damper_gain(approach_speed: float, cycle_time: float, d_min: float,
@@ -72,6 +77,7 @@ class SelfCollisionTask(Task):
     :param d_min: [m] smallest allowed distance (≥ 0).
     :param activation_distance: [m] > d_min; farther pairs give no active row.
     :param gain: γ ∈ (0, 1]: 1 position form, < 1 velocity damper (:func:`damper_gain`).
+    :param margin: [m] ≥ 0, the rows' bound above d_min (module docstring).
     :param: weight [1/m], tolerance [m] (largest violation counted as satisfied), priority
         (default −1: above the pose task), name.
 
@@ -86,7 +92,8 @@ class SelfCollisionTask(Task):
 
     def __init__(self, linkage, model: CollisionModel, d_min: float = 0.01,
                  activation_distance: float = 0.1, gain: float = 1.0, weight: float = 1.0,
-                 tolerance: float = 1e-6, priority: int = -1, name: Optional[str] = None):
+                 tolerance: float = 1e-6, priority: int = -1, name: Optional[str] = None,
+                 margin: float = 0.0):
         super().__init__(name or 'self_collision', weight, priority)
         if not isinstance(model, CollisionModel):
             raise InputError(f"task '{self.name}' model: expected a CollisionModel, got "
@@ -99,14 +106,17 @@ class SelfCollisionTask(Task):
             self.d_min = float(d_min)
             self.activation_distance = float(activation_distance)
             self.gain = float(gain)
+            self.margin = float(margin)
         except (TypeError, ValueError):
             raise InputError(f"task '{self.name}': d_min, activation_distance and gain must be "
                              'numbers') from None
         if not (self.d_min >= 0.0 and np.isfinite(self.d_min)):
             raise InputError(f"task '{self.name}' d_min: {d_min!r} must be finite and ≥ 0")
-        if not self.activation_distance > self.d_min:
+        if not (self.margin >= 0.0 and np.isfinite(self.margin)):
+            raise InputError(f"task '{self.name}' margin: {margin!r} must be finite and ≥ 0")
+        if not self.activation_distance > self.d_min + self.margin:
             raise InputError(f"task '{self.name}' activation_distance: {activation_distance!r} "
-                             f'must be > d_min ({self.d_min})')
+                             f'must be > d_min + margin ({self.d_min + self.margin})')
         if not 0.0 < self.gain <= 1.0:
             raise InputError(f"task '{self.name}' gain: {gain!r} must be in (0, 1]")
         self.tolerance = check_weight(tolerance, f"task '{self.name}' tolerance")
@@ -122,13 +132,21 @@ class SelfCollisionTask(Task):
         res, G = self.model.distances_and_gradient(q, cutoff=self.activation_distance)
         d = res.distance
         self.distances = d
-        gap = self.d_min - d
+        bound = self.d_min + self.margin
+        gap = bound - d
         e = np.where(d < self.activation_distance,
                      np.where(gap > 0.0, gap, self.gain * gap),
-                     self.d_min - self.activation_distance)
-        self.violation = float(np.maximum(gap, 0.0).max(initial=0.0))
+                     bound - self.activation_distance)
+        self.violation = float(np.maximum(self.d_min - d, 0.0).max(initial=0.0))
         self.error = self.violation
         return self.weight * e, self.weight * G
+
+    def residual_error(self, e: Array) -> Tuple[float, bool]:
+        """(largest d_min − d over the pairs [m], ≤ tolerance) from the weighted rows e (P,)."""
+        if self.margin == 0.0:
+            return super().residual_error(e)
+        err = max(float(np.max(e, initial=0.0)) / self.weight - self.margin, 0.0)
+        return err, err <= self.tolerance
 
     def closest(self) -> Tuple[str, str, float]:
         """(link_a, link_b, distance [m]) of the closest pair at the last :meth:`compute`."""

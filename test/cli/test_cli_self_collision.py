@@ -67,7 +67,7 @@ def test_robot_without_collision_geometry_exit_2(capsys):
 def test_demo_reports_the_closest_pair(capsys, tmp_path):
     code, out, _ = _run(capsys, 'demo', '--self-collision', '--duration', '0.3', '--out',
                         str(tmp_path))
-    found = re.search(r'closest link pair: +(\S+) / (\S+) at ([0-9.]+) m \(d_min 0.01 m\)', out)
+    found = re.search(r'closest link pair: +(\S+) / (\S+) at ([0-9.]+) m \(d_min 0.01 m; 0 cycles below it\)', out)
     assert code == 0 and found and float(found.group(3)) >= 0.01
 
 
