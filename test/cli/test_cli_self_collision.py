@@ -20,6 +20,11 @@ from conftest import REPO
 import numpy as np
 from pdls_ik import load_urdf
 from pdls_ik.cli import main
+from pdls_ik.cli.common import make_solver
+from pdls_ik.cli.demo_path import default_path, through_body
+from pdls_ik.cli.plot import tracking_plot_data
+from pdls_ik.cli.tracking import (OFFLINE_TRACKING_TIMEOUT, run_tracking, START_SOLVE_TIMEOUT,
+                                  summarize)
 from pdls_ik.model.collision import collision_model
 import pytest
 
@@ -67,7 +72,8 @@ def test_robot_without_collision_geometry_exit_2(capsys):
 def test_demo_reports_the_closest_pair(capsys, tmp_path):
     code, out, _ = _run(capsys, 'demo', '--self-collision', '--duration', '0.3', '--out',
                         str(tmp_path))
-    found = re.search(r'closest link pair: +(\S+) / (\S+) at ([0-9.]+) m \(d_min 0.01 m; 0 cycles below it\)', out)
+    found = re.search(r'closest link pair: +(\S+) / (\S+) at ([0-9.]+) m \(d_min 0.01 m; 0 '
+                      r'cycles below it\)', out)
     assert code == 0 and found and float(found.group(3)) >= 0.01
 
 
@@ -81,3 +87,48 @@ def test_pairs_in_contact_at_neutral_are_reported(capsys, tmp_path):
                         '0', '--timeout', '1', '--self-collision', str(tmp_path / 'm.yaml'))
     assert code != 2                   # solved or not: the goal lies inside that sphere
     assert 'note: panda_link0 / panda_link5: in contact at the neutral configuration' in err
+
+
+def _through_body_run(collision):
+    solver = make_solver('panda', None, None, None, None, collision, tracking_rate=100.0,
+                         tracking_timeout=OFFLINE_TRACKING_TIMEOUT, position_only=True)
+    path, home = default_path(solver.linkage, solver.tip_link, robot_name='panda',
+                              position_only=True)
+    path = through_body(path)
+    home = solver.solve(path.pose(0.0), seed=home, timeout=START_SOLVE_TIMEOUT).q
+    log = run_tracking(solver, path.pose, home, 100.0, 10.0, progress=False)
+    return solver, log, summarize(log, solver)
+
+
+def test_figure_eight_through_the_body_slides_along_the_margin():
+    model = collision_model(load_urdf(REPO / 'urdf' / 'panda.urdf'))
+    # without the level the arm follows the goal into itself
+    _, log, summary = _through_body_run(None)
+    free = np.array([model.distances(q).distance.min() for q in log.q])
+    assert summary['success_rate'] > 0.9 and free.min() < -0.05
+    assert np.count_nonzero(free < 0.01) > 500
+    # with it: no pair below d_min in any cycle, within the velocity and position limits
+    solver, log, summary = _through_body_run({'d_min': 0.01, 'activation_distance': 0.1})
+    assert summary['cycles'] == 1000 and summary['cycles_below_d_min'] == 0
+    assert summary['closest_pair_distance_m'] >= 0.01
+    assert summary['largest_step_over_velocity_bound'] <= 1.0 + 1e-9
+    assert summary['joint_limit_violations'] == 0
+    dist = np.array([model.distances(q).distance.min() for q in log.q])
+    assert dist.min() == pytest.approx(summary['closest_pair_distance_m'], abs=1e-12)
+    # the hand slides along the margin: within 1 cm of d_min for most of the run, while the
+    # goal is inside the body (most cycles miss it: it cannot be reached)
+    assert np.count_nonzero(dist < 0.02) > 500 and summary['success_rate'] < 0.5
+    data = tracking_plot_data(log, solver)
+    assert data.clearance is not None and data.clearance.d_min == 0.01
+    np.testing.assert_allclose(data.clearance.closest, dist, rtol=0, atol=1e-12)
+    assert summary['closest_pair'] == data.clearance.pairs[0]
+
+
+def test_demo_through_the_body_writes_the_clearance_panel(capsys, tmp_path):
+    code, out, _ = _run(capsys, 'demo', '--self-collision', '--through-body', '--duration',
+                        '0.5', '--out', str(tmp_path), '--no-progress')
+    assert code == 1                         # goals inside the body are not reached
+    assert "demo path: pushed through the robot's body (centre 0.000, " in out
+    assert re.search(r'closest link pair: +\S+ / \S+ at 0\.0[1-9]\d* m \(d_min 0.01 m; 0 '
+                     r'cycles below it\)', out)
+    assert (tmp_path / 'demo.png').stat().st_size > 10_000
