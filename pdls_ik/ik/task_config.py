@@ -53,12 +53,21 @@ Keys (every one optional; unknown keys are errors naming the key)::
       mesh_path: [/path/to/meshes]      # where package:// meshes are looked for
       capsules_per_mesh: 3
       priority: -1                # with weight, tolerance, name
+    obstacles:                    # environment obstacles in the base (root) frame, kept d_min
+      - {type: box, size: [0.6, 1.0, 0.05], position: [0.5, 0, 0.2], orientation: [0, 0, 0, 1]}
+      - {type: sphere, radius: 0.1, position: [0.3, 0.3, 0.6], name: ball}
+      - {type: cylinder, radius: 0.05, length: 0.4, position: [..]}   # bounded by its capsule
+      - {type: plane, normal: [0, 0, 1], offset: 0.0}                   # free side: normal's
+                                  # away from the links: one more task on the self_collision
+                                  # level (its d_min, gain, model...; defaults without it)
 
 Every task also accepts ``name``, ``priority`` (targets, smaller = higher) and ``weight``; the
 other keys are the task class's constructor arguments (see its docstring). ``self_collision``
 builds a :class:`~pdls_ik.tasks.SelfCollisionTask` on
 :func:`pdls_ik.model.collision.collision_model`; relative ``model`` and ``srdf`` paths of a file
-are taken from the file's folder.
+are taken from the file's folder. ``obstacles`` builds an :class:`~pdls_ik.tasks.ObstacleTask` on
+the same collision model (from Python, an :class:`~pdls_ik.model.obstacles.ObstacleSet` may
+stand for the list: the node's obstacles, changing while it runs).
 """
 from __future__ import annotations
 
@@ -66,12 +75,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
 
+import numpy as np
 from pdls_ik.config import yaml_error_line
 from pdls_ik.errors import ConfigError, PDLSIKError
+from pdls_ik.lie.se3 import parse_pose
 from pdls_ik.model.collision import collision_model, CollisionModel
+from pdls_ik.model.obstacles import Obstacle, ObstacleSet, plane_obstacle
 from pdls_ik.tasks import (ClosureTask, CoMTask, FrameTask, JointLockTask, LimitAvoidanceTask,
-                           LookAtTask, PositionBoundTask, PostureTask, PotentialEnergyTask,
-                           RelativeFrameTask, SelfCollisionTask, Task)
+                           LookAtTask, ObstacleTask, PositionBoundTask, PostureTask,
+                           PotentialEnergyTask, RelativeFrameTask, SelfCollisionTask, Task)
 
 _COMMON = ('name', 'priority', 'weight')
 _FRAME = ('link', 'base', 'position', 'orientation', 'position_mask', 'orientation_mask',
@@ -98,7 +110,17 @@ TASK_TYPES: Dict[str, Tuple[type, Tuple[str, ...], Tuple[str, ...]]] = {
 }
 CLOSURE_KEYS = ('name', 'link_a', 'link_b', 'frame_a', 'frame_b', 'mode', 'tolerance', 'weight')
 TOP_KEYS = ('floating_base', 'limit_strategy', 'solve_groups', 'fixed_joints', 'closures',
-            'tasks', 'self_collision')
+            'tasks', 'self_collision', 'obstacles')
+#: obstacle type → (allowed keys, required keys)
+OBSTACLE_TYPES = {
+    'box': (('type', 'name', 'size', 'position', 'orientation'), ('size', 'position')),
+    'sphere': (('type', 'name', 'radius', 'position'), ('radius', 'position')),
+    'cylinder': (('type', 'name', 'radius', 'length', 'position', 'orientation'),
+                 ('radius', 'length', 'position')),
+    'capsule': (('type', 'name', 'radius', 'length', 'position', 'orientation'),
+                ('radius', 'length', 'position')),
+    'plane': (('type', 'name', 'normal', 'offset'), ('normal',)),
+}
 #: self_collision keys: the task's, then the collision model's
 COLLISION_TASK_KEYS = ('d_min', 'activation_distance', 'gain', 'margin', 'weight',
                        'tolerance', 'priority', 'name')
@@ -141,6 +163,9 @@ class TaskConfig:
     tasks: List[Dict[str, Any]] = field(default_factory=list)
     #: the ``self_collision`` entry, or None
     self_collision: Optional[Dict[str, Any]] = None
+    #: the obstacles (:class:`~pdls_ik.model.obstacles.Obstacle` list, or an ObstacleSet), or
+    #: None
+    obstacles: Optional[Union[List[Obstacle], ObstacleSet]] = None
 
     @classmethod
     def from_dict(cls, data: Mapping) -> 'TaskConfig':
@@ -192,8 +217,16 @@ class TaskConfig:
             collision = dict(_mapping(collision, 'self_collision'))
             _check_keys(collision, COLLISION_TASK_KEYS + COLLISION_MODEL_KEYS, (),
                         'self_collision')
+        obstacles = data.get('obstacles')
+        if obstacles is not None:
+            if not isinstance(obstacles, list):
+                raise ConfigError(f'obstacles: expected a list of obstacles, got '
+                                  f'{type(obstacles).__name__}')
+            obstacles = [obstacle_from_entry(entry, f'obstacles[{i}]')
+                         for i, entry in enumerate(obstacles)]
         return cls(data.get('floating_base', False), strategy,
-                   data.get('solve_groups', False), list(fixed), closures, tasks, collision)
+                   data.get('solve_groups', False), list(fixed), closures, tasks, collision,
+                   obstacles)
 
     def build(self, linkage) -> List[Task]:
         """
@@ -216,7 +249,46 @@ class TaskConfig:
             out.append(_construct(cls, linkage, entry, f'tasks[{i}]'))
         if self.self_collision is not None:
             out.append(self_collision_task(linkage, self.self_collision))
+        if self.obstacles is not None:
+            model = out[-1].model if self.self_collision is not None else \
+                self_collision_task(linkage, {}).model
+            entry = self.self_collision or {}
+            args = {k: entry[k] for k in ('d_min', 'activation_distance', 'gain', 'margin',
+                                          'priority') if entry.get(k) is not None}
+            out.append(_construct(ObstacleTask, linkage,
+                                  dict(args, model=model, obstacles=self.obstacles),
+                                  'obstacles'))
         return out
+
+
+def obstacle_from_entry(entry, key: str) -> Obstacle:
+    """
+    Build an :class:`~pdls_ik.model.obstacles.Obstacle` from a task-file entry (module doc).
+
+    A cylinder becomes the capsule that contains it.
+
+    :raises ConfigError: unknown type or key, a missing key, a bad value (naming ``key``).
+    """
+    entry = dict(_mapping(entry, key))
+    kind = entry.get('type')
+    if kind not in OBSTACLE_TYPES:
+        raise ConfigError(f"{key}.type: expected one of {', '.join(OBSTACLE_TYPES)}, got "
+                          f'{kind!r}')
+    _check_keys(entry, *OBSTACLE_TYPES[kind], key)
+    name = str(entry.get('name') or key)
+    try:
+        if kind == 'plane':
+            return plane_obstacle(name, entry['normal'], float(entry.get('offset', 0.0)))
+        p, R, _ = parse_pose((entry['position'], entry.get('orientation', (0, 0, 0, 1))))
+        pose = np.eye(4)
+        pose[:3, :3], pose[:3, 3] = R, p
+        if kind == 'box':
+            return Obstacle(name, 'box', pose, tuple(entry['size']))
+        if kind == 'sphere':
+            return Obstacle(name, 'sphere', pose, (entry['radius'],))
+        return Obstacle(name, 'capsule', pose, (entry['radius'], entry['length']))
+    except (PDLSIKError, TypeError, ValueError) as err:
+        raise ConfigError(f'{key} ({kind}): {err}') from None
 
 
 def self_collision_task(linkage, entry: Mapping[str, Any]) -> SelfCollisionTask:

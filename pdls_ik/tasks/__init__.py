@@ -26,6 +26,7 @@ Tasks (effectors): residual rows and Jacobian rows, one task per file.
     PostureTask         preferred joint values, lowest priority
     JointLockTask       hold joints at values, above the targets
     SelfCollisionTask   link pairs kept ≥ d_min apart (inequality rows), above the pose
+    ObstacleTask        links kept ≥ d_min from environment obstacles (the same rows)
     Task                the abstract base: compute(q) -> (e (m,), J (m, n))
 
 Each lives in the file named after it in snake case (``FrameTask`` in ``frame_task.py``).
@@ -37,6 +38,7 @@ from pdls_ik.tasks.frame_task import FrameTask
 from pdls_ik.tasks.joint_lock_task import JointLockTask
 from pdls_ik.tasks.limit_avoidance_task import LimitAvoidanceTask
 from pdls_ik.tasks.look_at_task import LookAtTask
+from pdls_ik.tasks.obstacle_task import ObstacleTask
 from pdls_ik.tasks.position_bound_task import PositionBoundTask
 from pdls_ik.tasks.posture_task import middle_of_limits, PostureTask
 from pdls_ik.tasks.potential_energy_task import PotentialEnergyTask
@@ -45,5 +47,6 @@ from pdls_ik.tasks.self_collision_task import SelfCollisionTask
 
 __all__ = ['Task', 'FrameTask', 'RelativeFrameTask', 'LookAtTask', 'CoMTask',
            'PositionBoundTask', 'LimitAvoidanceTask', 'ClosureTask', 'PotentialEnergyTask',
-           'PostureTask', 'JointLockTask', 'SelfCollisionTask', 'middle_of_limits', 'INVARIANT',
+           'PostureTask', 'JointLockTask', 'SelfCollisionTask', 'ObstacleTask', 'middle_of_limits',
+           'INVARIANT',
            'LOCK', 'TARGET', 'POSTURE']
