@@ -23,6 +23,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+from pdls_ik.msgs import pose_msg
 from pdls_ik.msgs.message_types import register_interfaces, rosbags_types
 import pytest
 
@@ -79,3 +81,26 @@ def default_msg(ts, typename: str):
 
     _, fields = ts.fielddefs[typename]
     return ts.types[typename](**{name: value(desc) for name, desc in fields})
+
+
+def collision_object(ts, types, object_id='table', operation=0, frame='panda_link0',
+                     pose=((0.5, 0.0, 0.2), (0, 0, 0, 1)), primitives=(), planes=()):
+    """Build a CollisionObject: primitives ((type, dims, pose), ...), planes ((coef, pose), ...)."""
+    msg = default_msg(ts, 'moveit_msgs/msg/CollisionObject')
+    msg.id, msg.header.frame_id, msg.operation = object_id, frame, operation
+    msg.pose = pose_msg(types, pose)
+    shapes, poses = [], []
+    for kind, dims, local in primitives:
+        primitive = default_msg(ts, 'shape_msgs/msg/SolidPrimitive')
+        primitive.type, primitive.dimensions = kind, np.array(dims, dtype=np.float64)
+        shapes.append(primitive)
+        poses.append(pose_msg(types, local))
+    msg.primitives, msg.primitive_poses = shapes, poses
+    plane_msgs, plane_poses = [], []
+    for coef, local in planes:
+        plane = default_msg(ts, 'shape_msgs/msg/Plane')
+        plane.coef = np.array(coef, dtype=np.float64)
+        plane_msgs.append(plane)
+        plane_poses.append(pose_msg(types, local))
+    msg.planes, msg.plane_poses = plane_msgs, plane_poses
+    return roundtrip(ts, msg)

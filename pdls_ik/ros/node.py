@@ -25,7 +25,9 @@ group (short callbacks that only store); the tracking timer has its own group an
 reentrant one, so under a :class:`MultiThreadedExecutor` a solve never delays diagnostics or the
 services, and a client calling from inside a callback of this process (MoveIt's Humble deadlock,
 moveit2 #3633) does not stall them; no bad message stops the node: every failure becomes an
-ERROR status on /diagnostics. The robot's solvers (numba kernels: tens of seconds on a cold
+ERROR status on /diagnostics. moveit_msgs/CollisionObject messages on ``collision_object`` (the
+topic MoveIt's planning scene reads too) become environment obstacles of the collision level
+(:mod:`pdls_ik.ros_logic.collision_objects`). The robot's solvers (numba kernels: tens of seconds on a cold
 cache) load in a thread of their own (:class:`~pdls_ik.ros_logic.loader.Loader`): diagnostics
 say "loading solver kernels" from the start, goals wait, and the services answer FAILURE saying
 so. Every callback enters a :class:`~pdls_ik.ros_logic.gate.CallbackGate`, closed before the
@@ -44,11 +46,13 @@ from pdls_ik.errors import ConfigError, PDLSIKError
 from pdls_ik.model.srdf import load_srdf
 from pdls_ik.msgs import (diagnostic_array, float64_multi_array, joint_state, joint_trajectory,
                           pose_from_msg, rclpy_types)
+from pdls_ik.msgs.collision_object import collision_object_from_msg
 from pdls_ik.msgs.moveit import ErrorCode, ik_request_from_msg, IKServiceReply, RequestError
 from pdls_ik.msgs.moveit import fk_request_from_msg, fk_response, FKServiceReply, ik_response
 from pdls_ik.ros.node_parameters import AliasMirror, changes_of, declare_all
 from pdls_ik.ros.spin import run_node
 from pdls_ik.ros_logic.board import Board
+from pdls_ik.ros_logic.collision_objects import CollisionScene
 from pdls_ik.ros_logic.collision_setup import collision_settings, collision_status
 from pdls_ik.ros_logic.controller_setup import controller_joints
 from pdls_ik.ros_logic.fk_service import compute_fk
@@ -93,6 +97,8 @@ class PDLSIKNode(Node):
         self.config = config_from_values(values)
         self.settings = node_settings(values)
         self.collision = collision_settings(values)
+        #: environment obstacles from the collision_object topic (and the task file)
+        self.scene = CollisionScene()
         self._aliases = AliasMirror(self, lambda: self.config)
         self._aliases.sync_now()  # e.g. timeout reads a kinematics_solver_timeout given alone
         self.mode = values['mode']
@@ -158,7 +164,8 @@ class PDLSIKNode(Node):
 
         :raises PDLSIKError: the description or configuration is bad (nothing changed).
         """
-        robot = build_robot(description, config, self.collision, self._srdf)
+        robot = build_robot(description, config, self.collision, self._srdf,
+                            self.scene.obstacles)
         controller_joints(robot, None, self.settings['controller_joints'])  # names only
         self.board.warn('solver', f'{LOADING}: robot from the {origin}')
         self._loader.start(lambda: self._build(robot), origin)
@@ -256,7 +263,7 @@ class PDLSIKNode(Node):
                 if tracker is not None and tracker.robot.collision is not None:
                     # the collision model skips the SRDF's disable_collisions pairs: rebuilt
                     robot = build_robot(tracker.robot.description, self.config, self.collision,
-                                        srdf)
+                                        srdf, self.scene.obstacles)
                     tracker.set_robot(robot)
                     self.service.set_robot(robot, srdf)
                     self._report_collision(robot)
@@ -398,6 +405,7 @@ class PDLSIKNode(Node):
 
     def _create_service(self) -> None:
         try:
+            from moveit_msgs.msg import CollisionObject
             from moveit_msgs.srv import GetPositionFK, GetPositionIK
         except ImportError:
             self.board.warn('compute_ik', 'moveit_msgs not installed: ~/compute_ik and '
@@ -408,6 +416,33 @@ class PDLSIKNode(Node):
         self.create_service(GetPositionFK, '~/compute_fk', self._on_compute_fk,
                             callback_group=self._service_group)
         self.board.ok('compute_ik', '~/compute_ik and ~/compute_fk ready')
+        self.create_subscription(CollisionObject, 'collision_object', self._on_collision_object,
+                                 10)
+        self.board.ok('collision_object', self.scene.summary())
+
+    def _frame_pose(self, frame_id: str):
+        """(4, 4) of a frame in the robot's root frame at the current joint state."""
+        groups, tracker = self.service.groups, self.tracker
+        link = groups.link_of_frame(frame_id)
+        linkage = tracker.robot.linkage
+        linkage.link_index(link)
+        return linkage.forward_kinematics(tracker.current_q(), link, linkage.root_link)
+
+    def _on_collision_object(self, msg) -> None:
+        with self._gate.enter() as open_:
+            if not open_:
+                return
+            if self.service is None or self._loader.loading:
+                self._report('collision_object', 'collision object dropped: the solver is '
+                             f'not ready ({LOADING}); publish it again')
+                return
+            try:
+                line = self.scene.apply(collision_object_from_msg(msg), self._frame_pose)
+            except PDLSIKError as exc:
+                self._report('collision_object', f'collision object dropped: {exc}')
+                return
+            self.board.ok('collision_object', f'{line}; {self.scene.summary()}')
+            self.publish_diagnostics()
 
     def _unavailable(self, open_: bool) -> Optional[str]:
         """Why the services cannot answer now (shutting down, robot loading), or None."""
@@ -478,7 +513,7 @@ class PDLSIKNode(Node):
             source = description or self.tracker.robot.description
             previous, self.collision = self.collision, collision
             try:
-                robot = build_robot(source, config, collision, self._srdf)
+                robot = build_robot(source, config, collision, self._srdf, self.scene.obstacles)
                 if robot.collision_problem:
                     raise ConfigError(robot.collision_problem)
                 controller_joints(robot, None, self.settings['controller_joints'])

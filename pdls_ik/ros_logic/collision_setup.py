@@ -27,6 +27,10 @@ Node parameters (:data:`pdls_ik.ros_logic.parameters.NODE_PARAMETERS`):
   robot);
 - ``mesh_path``: folders where ``package://`` meshes are looked for.
 
+Environment obstacles (the node's ``collision_object`` topic,
+:mod:`pdls_ik.ros_logic.collision_objects`, and a task file's ``obstacles``) join the same level
+(:class:`~pdls_ik.tasks.ObstacleTask`) wherever the self-collision level acts.
+
 The link pairs skip the SRDF's ``disable_collisions`` (the node's ``robot_description_semantic``,
 parameter or topic). Tracking uses the velocity damper of the tracking rate
 (:func:`~pdls_ik.tasks.self_collision_task.damper_gain`, approach speed :data:`APPROACH_SPEED`
@@ -41,6 +45,8 @@ import numpy as np
 from pdls_ik.errors import ConfigError, PDLSIKError
 from pdls_ik.ik.task_config import TaskConfig
 from pdls_ik.model.collision import collision_model, CollisionModel
+from pdls_ik.model.obstacles import ObstacleSet
+from pdls_ik.tasks import ObstacleTask
 from pdls_ik.tasks.self_collision_task import damper_gain, TRACKING_MARGIN
 
 #: approach speed [m/s] allowed at the activation distance in tracking (velocity damper)
@@ -133,19 +139,21 @@ def collision_entry(model: CollisionModel, settings: CollisionSettings,
     return entry
 
 
-def with_collision(tasks: Optional[TaskConfig], entry: Optional[Dict[str, Any]]
-                   ) -> Optional[TaskConfig]:
+def with_collision(tasks: Optional[TaskConfig], entry: Optional[Dict[str, Any]],
+                   obstacles: Optional[ObstacleSet] = None) -> Optional[TaskConfig]:
     """
     Return a copy of ``tasks`` whose ``self_collision`` entry is ``entry`` (None: removed).
 
-    An entry of the task file is the base; ``entry`` overrides its keys. ``tasks`` itself is not
-    changed; None stays None when there is nothing to add.
+    An entry of the task file is the base; ``entry`` overrides its keys. With ``entry``, the
+    obstacle rows read ``obstacles`` (the node's set) when given, else the task file's
+    obstacles; without it, no obstacle rows either. ``tasks`` itself is not changed; None stays
+    None when there is nothing to add.
     """
-    if tasks is None:
-        return None if entry is None else TaskConfig(self_collision=dict(entry))
     if entry is None:
-        return replace(tasks, self_collision=None)
-    return replace(tasks, self_collision=dict(tasks.self_collision or {}, **entry))
+        return None if tasks is None else replace(tasks, self_collision=None, obstacles=None)
+    base = tasks if tasks is not None else TaskConfig()
+    return replace(base, self_collision=dict(base.self_collision or {}, **entry),
+                   obstacles=obstacles if obstacles is not None else base.obstacles)
 
 
 def closest_pair(model: CollisionModel, q) -> Tuple[str, str, float]:
@@ -157,18 +165,39 @@ def closest_pair(model: CollisionModel, q) -> Tuple[str, str, float]:
     return model.pairs[k][0], model.pairs[k][1], float(d[k])
 
 
-def collision_text(model: CollisionModel, q, d_min: float) -> Tuple[bool, str]:
-    """
-    Check q (n,) independently: (every pair ≥ d_min − :data:`CHECK_SLACK`, readable line).
+def closest_obstacle(model: CollisionModel, q, obstacles: ObstacleSet
+                     ) -> Tuple[str, str, float]:
+    """Return (link, obstacle, distance [m]) of the link nearest to an obstacle at q (n,)."""
+    task = ObstacleTask(model.linkage, model, obstacles, d_min=0.0, activation_distance=1.0,
+                        rows_per_link=1)
+    task.compute(np.asarray(q, dtype=float))
+    return task.closest()
 
-    The line names the closest pair and its distance.
+
+def collision_text(model: CollisionModel, q, d_min: float,
+                   obstacles: Optional[ObstacleSet] = None) -> Tuple[bool, str]:
     """
+    Check q (n,) independently: (every pair and obstacle ≥ d_min − :data:`CHECK_SLACK`, line).
+
+    The line names the closest link pair (and the link nearest to an obstacle) with distances.
+    """
+    lines, ok = [], True
     a, b, d = closest_pair(model, q)
-    if not a:
+    if a:
+        fine = d >= d_min - CHECK_SLACK
+        lines.append(f"{'closest' if fine else 'in collision:'} link pair {a} / {b} at "
+                     f'{d:.4f} m')
+        ok &= fine
+    if obstacles is not None and obstacles.snapshot():
+        link, name, d = closest_obstacle(model, q, obstacles)
+        if link:
+            fine = d >= d_min - CHECK_SLACK
+            lines.append(f"{'nearest obstacle' if fine else 'in collision with obstacle'} "
+                         f"'{name}' at {d:.4f} m from {link}")
+            ok &= fine
+    if not lines:
         return True, 'no link pair to check'
-    ok = d >= d_min - CHECK_SLACK
-    verb = 'closest' if ok else 'in collision:'
-    return ok, f'{verb} link pair {a} / {b} at {d:.4f} m (d_min {d_min:g} m)'
+    return ok, '; '.join(lines) + f' (d_min {d_min:g} m)'
 
 
 def collision_status(robot) -> Tuple[str, str]:

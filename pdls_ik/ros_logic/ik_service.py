@@ -45,10 +45,12 @@ answer is collision-free. The solve then has the self-collision level above the 
 (:class:`~pdls_ik.tasks.SelfCollisionTask`, position form, ``collision_d_min``) on the node's
 collision model: the one of the ``self_collision`` parameter, else built on demand from the
 same parameters (``collision_model``, ``mesh_path``, the SRDF's ``disable_collisions``) and
-kept. Every answer is then checked independently (:func:`collision_text`): a solution that
-still has a pair closer than ``collision_d_min`` is NO_IK_SOLUTION naming the pair. What is
-checked: the robot's own links (its collision model) and nothing else: MoveIt's planning scene
-(other objects, attached bodies, the Allowed Collision Matrix) is not read. A robot without
+kept; the node's environment obstacles (``collision_object`` topic, task file) join the level
+(:class:`~pdls_ik.tasks.ObstacleTask`). Every answer is then checked independently
+(:func:`collision_text`): a solution that still has a pair, or a link and an obstacle, closer
+than ``collision_d_min`` is NO_IK_SOLUTION naming them. What is checked: the robot's own links
+(its collision model) and the obstacles the node knows; MoveIt's planning scene (its world,
+attached bodies, the Allowed Collision Matrix) is not read. A robot without
 collision geometry has nothing to check (said in the reply's message). ``avoid_collisions``
 false: no collision level, no check (a ``self_collision`` entry of the task file is left out
 too).
@@ -76,8 +78,8 @@ from pdls_ik.ros_logic.robot import Robot
 from pdls_ik.tasks import FrameTask, PostureTask
 
 #: said in every reply to a request with avoid_collisions: what is (not) checked
-COLLISIONS_CHECKED = ("collisions checked: the robot's own links (self-collision); MoveIt's "
-                      'planning scene is not read')
+COLLISIONS_CHECKED = ("collisions checked: the robot's own links (self-collision) and the "
+                      "node's environment obstacles; MoveIt's planning scene is not read")
 
 Array = NDArray[np.float64]
 
@@ -286,7 +288,7 @@ class IKService:
         entry = None if model is None else collision_entry(model, robot.collision_settings)
         if entry is None and avoid:
             return robot.tasks             # nothing to check: a task file's entry stays
-        return with_collision(robot.tasks, entry)
+        return with_collision(robot.tasks, entry, robot.obstacles)
 
     def _chain_solver(self, group: ResolvedGroup, tip: str, avoid: bool
                       ) -> Optional[IKSolver]:
@@ -373,7 +375,8 @@ class IKService:
         q = given.copy()
         q[group.variables] = np.asarray(result.q, dtype=float)[group.variables]
         if model is not None:           # checked independently of the solver's own verdict
-            free, text = collision_text(model, q, robot.collision_settings.d_min)
+            free, text = collision_text(model, q, robot.collision_settings.d_min,
+                                        robot.obstacles)
             if not free:
                 failure = f"{failure or 'no collision-free solution'}; {text}"
                 raise RequestError(ErrorCode.NO_IK_SOLUTION, f'{failure} ({method})')

@@ -33,6 +33,7 @@ from pdls_ik.errors import ConfigError, InputError, URDFError
 from pdls_ik.ik import IKSolver
 from pdls_ik.ik.task_config import load_task_config, TaskConfig
 from pdls_ik.model import load_urdf
+from pdls_ik.model.obstacles import ObstacleSet
 from pdls_ik.ros_logic.collision_setup import (build_model, collision_entry, CollisionSettings,
                                                with_collision)
 
@@ -48,6 +49,8 @@ class Robot:
     :ivar collision: the collision model (:class:`~pdls_ik.model.collision.CollisionModel`)
         when ``collision_settings.enabled`` and it could be built, else None.
     :ivar collision_problem: why it could not be built ("" when it was, or was not asked for).
+    :ivar obstacles: the node's environment obstacles
+        (:class:`~pdls_ik.model.obstacles.ObstacleSet`, read on the collision level), or None.
     """
 
     linkage: object
@@ -59,6 +62,7 @@ class Robot:
     collision_settings: CollisionSettings = field(default_factory=CollisionSettings)
     collision: object = None
     collision_problem: str = ''
+    obstacles: object = None
 
     @property
     def joint_names(self):
@@ -87,7 +91,8 @@ class Robot:
             return self.tasks
         rate = None if one_shot else self.config.tracking_rate
         return with_collision(self.tasks, collision_entry(self.collision,
-                                                          self.collision_settings, rate))
+                                                          self.collision_settings, rate),
+                              self.obstacles)
 
     def default_q(self) -> NDArray[np.float64]:
         """(n,) middle of the joint limits (0 for continuous joints): the seed without state."""
@@ -99,7 +104,8 @@ class Robot:
 
 
 def build_robot(description: str, config: IKConfig,
-                collision: Optional[CollisionSettings] = None, srdf=None) -> Robot:
+                collision: Optional[CollisionSettings] = None, srdf=None,
+                obstacles: Optional[ObstacleSet] = None) -> Robot:
     """
     Load ``description`` (URDF XML text, or a path) and check the config against it.
 
@@ -108,6 +114,8 @@ def build_robot(description: str, config: IKConfig,
     enabled, the collision model is built (SRDF pairs of ``srdf``, a parsed SRDF, skipped); a
     model that cannot be built leaves ``Robot.collision`` None and says why in
     ``Robot.collision_problem`` (the node reports it and runs on without the level).
+    ``obstacles`` (the node's set) is read by the collision level; a task file's obstacles are
+    put in it (group ``tasks_file``).
 
     :raises URDFError: the description does not load (also: a path that cannot be read).
     :raises LinkError: unknown base or tip link.
@@ -134,13 +142,15 @@ def build_robot(description: str, config: IKConfig,
             problem = str(exc)
     if not config.tasks_file:
         return Robot(linkage, config, base, config.tip_link, description, None, settings, model,
-                     problem)
+                     problem, obstacles)
     try:
         tasks = load_task_config(config.tasks_file)
     except ConfigError as exc:
         raise ConfigError(f"parameter 'tasks_file': {exc}") from None
+    if obstacles is not None and isinstance(tasks.obstacles, list):
+        obstacles.set('tasks_file', tasks.obstacles)
     robot = Robot(linkage, config, base, config.tip_link, description, tasks, settings, model,
-                  problem)
+                  problem, obstacles)
     try:
         robot.solver()
     except (ConfigError, InputError) as exc:

@@ -143,7 +143,9 @@ def test_collision_parameters_build_the_level():
     tracking, one_shot = robot.solver(), robot.solver(one_shot=True)
     assert tracking.level_names[0] == one_shot.level_names[0] == 'self_collision'
     gains = [s.extra_tasks[0].gain for s in (tracking, one_shot)]
-    assert gains[0] == pytest.approx(0.5 * 0.01 / (0.1 - 0.02)) and gains[1] == 1.0  # 100 Hz
+    # the damper of 100 Hz, rows 2 mm above d_min
+    assert gains[0] == pytest.approx(0.5 * 0.01 / (0.1 - 0.022)) and gains[1] == 1.0
+    assert [s.extra_tasks[0].margin for s in (tracking, one_shot)] == [0.002, 0.0]
     assert tracking.extra_tasks[0].d_min == 0.02
 
 
