@@ -85,7 +85,7 @@ def default_msg(ts, typename: str):
 
 def collision_object(ts, types, object_id='table', operation=0, frame='panda_link0',
                      pose=((0.5, 0.0, 0.2), (0, 0, 0, 1)), primitives=(), planes=()):
-    """Build a CollisionObject: primitives ((type, dims, pose), ...), planes ((coef, pose), ...)."""
+    """Build a CollisionObject: primitives ((type, dims, pose), ...), planes ((coef, pose),)."""
     msg = default_msg(ts, 'moveit_msgs/msg/CollisionObject')
     msg.id, msg.header.frame_id, msg.operation = object_id, frame, operation
     msg.pose = pose_msg(types, pose)

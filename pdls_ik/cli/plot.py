@@ -512,7 +512,7 @@ def tracking_figure(data: TrackingPlotData, title: str = 'pdls_ik tracking',
 
 
 def _clearance_row(fig, cell, data: TrackingPlotData, width: int, sharex) -> None:
-    """The distances of the closest link pairs against d_min (module docstring, row 4)."""
+    """Draw the distances of the closest link pairs against d_min (module docstring, row 4)."""
     c = data.clearance
     row = cell.subgridspec(1, 2, width_ratios=[width + 0.25, 0.55], wspace=0.05)
     ax = fig.add_subplot(row[0], sharex=sharex)

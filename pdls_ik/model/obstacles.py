@@ -205,7 +205,7 @@ class ObstacleSet:
     Named groups of obstacles (e.g. one per CollisionObject id), read and changed by threads.
 
     :meth:`snapshot` returns the current obstacles as a tuple (never changed afterwards);
-    :meth:`set`, :meth:`remove` and :meth:`clear` replace it.
+    :meth:`put`, :meth:`remove` and :meth:`clear` replace it.
     """
 
     _objects: Dict[str, Tuple[Obstacle, ...]] = field(default_factory=dict)
@@ -218,7 +218,7 @@ class ObstacleSet:
     def _publish(self) -> None:
         self._flat = tuple(o for group in self._objects.values() for o in group)
 
-    def set(self, name: str, obstacles: Sequence[Obstacle]) -> None:
+    def put(self, name: str, obstacles: Sequence[Obstacle]) -> None:
         """Add or replace the group ``name``."""
         with self._lock:
             self._objects[str(name)] = tuple(obstacles)

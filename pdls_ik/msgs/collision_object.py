@@ -21,8 +21,9 @@ pose. ``shape_msgs/SolidPrimitive`` dimensions: BOX [x, y, z], SPHERE [radius], 
 CONE [height, radius] (constants of the message); ``shape_msgs/Plane`` coefficients
 [a, b, c, d] of a x + b y + c z + d = 0 (free side along (a, b, c), as MoveIt's planes).
 A pose whose quaternion is all zeros (a message left at its defaults) is taken as the identity
-rotation, as MoveIt's planning scene does. ``operation``: ADD (0) replaces an object of the same id, REMOVE (1) deletes it (an empty id:
-every object), APPEND (2) adds shapes to it, MOVE (3) moves it to the new ``pose``.
+rotation, as MoveIt's planning scene does. ``operation``: ADD (0) replaces an object of the
+same id, REMOVE (1) deletes it (an empty id: every object), APPEND (2) adds shapes to it, MOVE
+(3) moves it to the new ``pose``.
 """
 from __future__ import annotations
 
@@ -62,13 +63,13 @@ class ParsedCollisionObject:
     """
     A CollisionObject message.
 
-    :ivar id: the object's name; frame_id: the frame of ``pose``.
+    :ivar object_id: the message's ``id``, the object's name; frame_id: the frame of ``pose``.
     :ivar operation: "add", "remove", "append" or "move".
     :ivar pose: (4, 4) the object's pose in ``frame_id``.
     :ivar shapes: its primitives and planes; meshes: how many meshes it has (not read).
     """
 
-    id: str
+    object_id: str
     frame_id: str
     operation: str
     pose: NDArray[np.float64]

@@ -27,11 +27,11 @@ services, and a client calling from inside a callback of this process (MoveIt's 
 moveit2 #3633) does not stall them; no bad message stops the node: every failure becomes an
 ERROR status on /diagnostics. moveit_msgs/CollisionObject messages on ``collision_object`` (the
 topic MoveIt's planning scene reads too) become environment obstacles of the collision level
-(:mod:`pdls_ik.ros_logic.collision_objects`). The robot's solvers (numba kernels: tens of seconds on a cold
-cache) load in a thread of their own (:class:`~pdls_ik.ros_logic.loader.Loader`): diagnostics
-say "loading solver kernels" from the start, goals wait, and the services answer FAILURE saying
-so. Every callback enters a :class:`~pdls_ik.ros_logic.gate.CallbackGate`, closed before the
-node is destroyed.
+(:mod:`pdls_ik.ros_logic.collision_objects`). The robot's solvers (numba kernels: tens of
+seconds on a cold cache) load in a thread of their own
+(:class:`~pdls_ik.ros_logic.loader.Loader`): diagnostics say "loading solver kernels" from the
+start, goals wait, and the services answer FAILURE saying so. Every callback enters a
+:class:`~pdls_ik.ros_logic.gate.CallbackGate`, closed before the node is destroyed.
 """
 from __future__ import annotations
 
@@ -246,7 +246,7 @@ class PDLSIKNode(Node):
                           f"SRDF groups: {', '.join(n for n in groups.names if n)}")
 
     def _report_collision(self, robot) -> None:
-        """The self_collision status: the model in use, off, or why it could not be built."""
+        """Report the self_collision status: the model in use, off, or why it is not built."""
         level, message = collision_status(robot)
         if level == 'error':
             self._report('self_collision', message)

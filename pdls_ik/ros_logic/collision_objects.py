@@ -73,7 +73,7 @@ class CollisionScene:
 
     def _publish(self, name: str) -> None:
         obj = self._objects[name]
-        self.obstacles.set(name, [shape_obstacle(f'{name}[{i}]', s, obj.pose @ s.pose)
+        self.obstacles.put(name, [shape_obstacle(f'{name}[{i}]', s, obj.pose @ s.pose)
                                   for i, s in enumerate(obj.shapes)])
 
     def apply(self, msg: ParsedCollisionObject, frame_pose: Callable[[str], Array]) -> str:
@@ -86,37 +86,37 @@ class CollisionScene:
             for ADD, APPEND or MOVE; ``frame_pose``'s errors. Nothing is changed then.
         """
         if msg.operation == 'remove':
-            if not msg.id:
+            if not msg.object_id:
                 count = len(self._objects)
                 self._objects.clear()
                 self.obstacles.clear()
                 return f'removed every collision object ({count})'
-            if msg.id not in self._objects:
-                raise InputError(f"collision_object.id: '{msg.id}' is not a known object "
+            if msg.object_id not in self._objects:
+                raise InputError(f"collision_object.id: '{msg.object_id}' is not a known object "
                                  f"(known: {', '.join(self._objects) or 'none'})")
-            del self._objects[msg.id]
-            self.obstacles.remove(msg.id)
-            return f"removed collision object '{msg.id}'"
-        if not msg.id:
+            del self._objects[msg.object_id]
+            self.obstacles.remove(msg.object_id)
+            return f"removed collision object '{msg.object_id}'"
+        if not msg.object_id:
             raise InputError(f'collision_object.id: empty ({msg.operation.upper()} needs the '
                              "object's name)")
-        if msg.operation != 'add' and msg.id not in self._objects:
-            raise InputError(f"collision_object.id: '{msg.id}' is not a known object "
+        if msg.operation != 'add' and msg.object_id not in self._objects:
+            raise InputError(f"collision_object.id: '{msg.object_id}' is not a known object "
                              f'({msg.operation.upper()} needs an ADD first)')
         T = frame_pose(msg.frame_id) @ msg.pose
         if msg.operation == 'move':
-            self._objects[msg.id].pose = T
+            self._objects[msg.object_id].pose = T
         elif msg.operation == 'append':
-            old = self._objects[msg.id]
+            old = self._objects[msg.object_id]
             # new shapes are given relative to the message's object pose: kept in the old frame
             moved = tuple(ParsedShape(s.kind, s.dimensions, np.linalg.inv(old.pose) @ T @ s.pose)
                           for s in msg.shapes)
             old.shapes = old.shapes + moved
         else:
-            self._objects[msg.id] = _Object(T, msg.shapes)
-        self._publish(msg.id)
-        count = len(self._objects[msg.id].shapes)
-        line = (f"collision object '{msg.id}' ({msg.operation}): {count} shape(s) in "
+            self._objects[msg.object_id] = _Object(T, msg.shapes)
+        self._publish(msg.object_id)
+        count = len(self._objects[msg.object_id].shapes)
+        line = (f"collision object '{msg.object_id}' ({msg.operation}): {count} shape(s) in "
                 f"'{msg.frame_id or 'root'}'")
         if msg.meshes:
             line += f'; {msg.meshes} mesh(es) not read (boxes, spheres, cylinders, cones, planes)'
@@ -127,5 +127,6 @@ class CollisionScene:
         names: List[str] = self.obstacles.names()
         if not names:
             return 'no collision objects'
-        return f"{len(self.obstacles.snapshot())} obstacles from {len(names)} collision " \
-               f"objects: {', '.join(names)}"
+        listed = ', '.join(names)
+        return f'{len(self.obstacles.snapshot())} obstacles from {len(names)} collision ' \
+               f'objects: {listed}'

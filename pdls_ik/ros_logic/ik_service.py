@@ -282,7 +282,7 @@ class IKService:
         return self._collision
 
     def _extra_tasks(self, avoid: bool):
-        """The extra tasks of a solve: the robot's, with the collision level iff ``avoid``."""
+        """Return the extra tasks of a solve: the robot's, with the collision level iff avoid."""
         robot = self._robot
         model = self._collision_model()[0] if avoid else None
         entry = None if model is None else collision_entry(model, robot.collision_settings)

@@ -17,9 +17,9 @@ A robot ready to solve: linkage, base and tip links, config, and solver factory.
 
 Built in one step from a robot description and an :class:`~pdls_ik.config.IKConfig` (with the
 closures and extra tasks of its ``tasks_file``, :mod:`pdls_ik.ik.task_config`, and the collision
-model of the node's collision parameters, :mod:`pdls_ik.ros_logic.collision_setup`); the node swaps a
-whole :class:`Robot` when the description or a parameter changes, so that a failing change
-leaves the previous robot in service (never half-applied).
+model of the node's collision parameters, :mod:`pdls_ik.ros_logic.collision_setup`); the
+node swaps a whole :class:`Robot` when the description or a parameter changes, so that a
+failing change leaves the previous robot in service (never half-applied).
 """
 from __future__ import annotations
 
@@ -148,7 +148,7 @@ def build_robot(description: str, config: IKConfig,
     except ConfigError as exc:
         raise ConfigError(f"parameter 'tasks_file': {exc}") from None
     if obstacles is not None and isinstance(tasks.obstacles, list):
-        obstacles.set('tasks_file', tasks.obstacles)
+        obstacles.put('tasks_file', tasks.obstacles)
     robot = Robot(linkage, config, base, config.tip_link, description, tasks, settings, model,
                   problem, obstacles)
     try:

@@ -20,9 +20,9 @@ position form or Faverjon & Tournassoud's velocity damper, ``margin``), with d t
 distance from a link's capsules (the same :class:`~pdls_ik.model.collision.CollisionModel`) to
 an obstacle (:mod:`pdls_ik.model.obstacles`): for each link with capsules that a joint moves
 (a link fixed to the root, such as a base standing on the floor, cannot keep away from
-anything), ``rows_per_link`` rows, its nearest obstacles (so that the number of rows is fixed while the obstacles change:
-an :class:`~pdls_ik.model.obstacles.ObstacleSet` may be swapped between two evaluations). The
-gradient is
+anything), ``rows_per_link`` rows, its nearest obstacles (so that the number of rows is fixed
+while the obstacles change: an :class:`~pdls_ik.model.obstacles.ObstacleSet` may change
+between two evaluations). The gradient is
 
     ∂d/∂q = n · J_p(link, w) = n · J_v + ((w − o) × n) · J_ω
 
@@ -87,7 +87,7 @@ class ObstacleTask(Task):
                     raise InputError(f"task '{self.name}' obstacles[{i}]: expected an "
                                      f'Obstacle, got {type(o).__name__}')
             self.obstacles = ObstacleSet()
-            self.obstacles.set('', fixed)
+            self.obstacles.put('', fixed)
         try:
             self.d_min, self.margin = float(d_min), float(margin)
             self.activation_distance, self.gain = float(activation_distance), float(gain)

@@ -110,9 +110,9 @@ def test_bad_obstacles_are_named():
 def test_obstacle_set_snapshots():
     s = ObstacleSet()
     ball = Obstacle('ball', 'sphere', np.eye(4), (0.1,))
-    s.set('a', [ball, ball])
+    s.put('a', [ball, ball])
     before = s.snapshot()
-    s.set('b', [ball])
+    s.put('b', [ball])
     assert len(before) == 2 and len(s.snapshot()) == 3 and s.names() == ['a', 'b']
     assert s.remove('a') and not s.remove('a') and len(s.snapshot()) == 1
     s.clear()

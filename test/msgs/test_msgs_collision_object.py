@@ -30,7 +30,7 @@ def test_primitives_planes_and_poses(store):  # noqa: F811
         (2, [0.1], IDENTITY), (3, [0.3, 0.05], IDENTITY), (4, [0.2, 0.1], IDENTITY)],
         planes=[([0, 0, 1, -0.1], IDENTITY)])
     parsed = collision_object_from_msg(msg)
-    assert (parsed.id, parsed.frame_id, parsed.operation, parsed.meshes) == \
+    assert (parsed.object_id, parsed.frame_id, parsed.operation, parsed.meshes) == \
         ('table', 'panda_link0', 'add', 0)
     np.testing.assert_allclose(parsed.pose[:3, 3], [0.5, 0.0, 0.2])
     assert [s.kind for s in parsed.shapes] == ['box', 'sphere', 'cylinder', 'cone', 'plane']

@@ -170,11 +170,8 @@ def test_avoid_collisions_without_collision_geometry(store):  # noqa: F811
     robot = build_robot(bundled_urdf('ur5').read_text(), IKConfig(tip_link='ee_link'))
     goal = robot.linkage.forward_kinematics(np.array([0.3, -1.2, 1.4, -1.0, 1.2, 0.4]),
                                             'ee_link')
-    reply, _ = _answer(ts, types, IKService(robot), _request(ts, types, goal, frame='base_link',
-                                                              avoid_collisions=True),
-                       robot.default_q())
+    request = _request(ts, types, goal, frame='base_link', avoid_collisions=True)
+    reply, _ = _answer(ts, types, IKService(robot), request, robot.default_q())
     assert reply.code == ErrorCode.SUCCESS, reply.message
     assert "avoid_collisions: nothing to check (parameter 'collision_model'" in reply.message
     assert 'no usable <collision> geometry' in reply.message
-
-

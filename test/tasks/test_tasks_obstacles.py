@@ -92,7 +92,7 @@ def test_an_obstacle_set_changes_between_solves(panda, model):
     e, J = task.compute(q)
     assert np.all(e < 0) and not J.any() and task.closest() == ('', '', np.inf)
     hand = panda.forward_kinematics(q, 'panda_hand')[:3, 3]
-    obstacles.set('ball', [Obstacle('ball', 'sphere', _at(*hand), (0.05,))])
+    obstacles.put('ball', [Obstacle('ball', 'sphere', _at(*hand), (0.05,))])
     e, J = task.compute(q)
     link, name, d = task.closest()
     assert name == 'ball' and link in ('panda_hand', 'panda_link7', 'panda_leftfinger',
