@@ -583,3 +583,41 @@ def test_bad_collision_model_at_startup_reported_node_runs(ros):
     request.ik_request.timeout.sec = 5
     response = _call(probe, client, request)
     assert response.error_code.val == response.error_code.SUCCESS
+
+
+def test_collision_objects_become_obstacles(ros):
+    moveit = pytest.importorskip('moveit_msgs.srv',
+                                 reason='moveit_msgs not installed: ~/compute_ik not offered')
+    from geometry_msgs.msg import Pose
+    from moveit_msgs.msg import CollisionObject
+    from shape_msgs.msg import SolidPrimitive
+    start, probe = ros
+    start(robot_description=PANDA, tip_link='panda_link8', position_only=True)
+    publisher = probe.node.create_publisher(CollisionObject, 'collision_object', 10)
+    assert probe.wait(lambda: probe.node.count_subscribers('collision_object') > 0)
+    table = CollisionObject()
+    table.header.frame_id, table.id, table.operation = 'panda_link0', 'table', table.ADD
+    table.pose.position.x, table.pose.position.z, table.pose.orientation.w = 0.5, 0.2, 1.0
+    box = SolidPrimitive(type=SolidPrimitive.BOX, dimensions=[0.4, 0.8, 0.04])
+    table.primitives, table.primitive_poses = [box], [Pose()]     # Pose(): identity
+    publisher.publish(table)
+    assert probe.wait(lambda: probe.status('collision_object', OK, "'table' (add)"))
+    client = probe.node.create_client(moveit.GetPositionIK, f'{NODE}/compute_ik')
+    assert client.wait_for_service(timeout_sec=10.0)
+    request = moveit.GetPositionIK.Request()
+    pose = np.eye(4)
+    pose[:3, 3] = (0.5, 0.0, 0.2)                         # inside the table top
+    request.ik_request.pose_stamped = pose_stamped(rclpy_types(), pose, 'panda_link0')
+    request.ik_request.timeout.sec = 1
+    request.ik_request.avoid_collisions = True
+    response = _call(probe, client, request)
+    assert response.error_code.val == response.error_code.NO_IK_SOLUTION
+    if hasattr(response.error_code, 'message'):
+        assert "obstacle 'table[0]'" in response.error_code.message
+    request.ik_request.avoid_collisions = False
+    assert _call(probe, client, request).error_code.val == response.error_code.SUCCESS
+    ghost = CollisionObject(id='ghost', operation=CollisionObject.REMOVE)
+    publisher.publish(ghost)
+    assert probe.wait(lambda: probe.status('collision_object', ERROR, "'ghost' is not a known"))
+    request.ik_request.avoid_collisions = True          # the node runs on, the table kept
+    assert _call(probe, client, request).error_code.val == response.error_code.NO_IK_SOLUTION
