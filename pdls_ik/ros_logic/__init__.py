@@ -27,7 +27,9 @@ ROS-free logic of the ROS 2 nodes: everything in :mod:`pdls_ik.ros` that is not 
 - :mod:`.markers` — interactive-marker helpers (rate limiting, the release pose);
 - :mod:`.controller_setup` — the controller's joints; a URDF for ros2_control mock hardware;
 - :mod:`.loader` — robots and solvers built off the callback thread, with progress;
-- :mod:`.gate` — callbacks that never outlive the node at shutdown.
+- :mod:`.gate` — callbacks that never outlive the node at shutdown;
+- :mod:`.collision_setup` — the collision parameters -> collision model, task entries, checks;
+- :mod:`.collision_objects` — moveit_msgs/CollisionObject messages -> environment obstacles.
 
 Nothing here imports rclpy: all of it is tested without ROS.
 """

@@ -57,6 +57,7 @@ too).
 """
 from __future__ import annotations
 
+from dataclasses import replace
 import threading
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -297,9 +298,15 @@ class IKService:
         if key not in self._solvers:
             solver = None
             try:
+                tasks = self._extra_tasks(avoid)
+                if tasks is not None and tasks.self_collision is not None:
+                    # the collision rows reach every joint: those outside the group stay put
+                    outside = [name for name in self._robot.joint_names
+                               if name not in set(group.variable_names)]
+                    tasks = replace(tasks, fixed_joints=list(dict.fromkeys(
+                        list(tasks.fixed_joints) + outside)))
                 candidate = IKSolver(self._robot.linkage, tip, group.base_link,
-                                     config=self._robot.config,
-                                     extra_tasks=self._extra_tasks(avoid))
+                                     config=self._robot.config, extra_tasks=tasks)
                 # the variables it moves (chain, locks, extra tasks') are the group's
                 if np.array_equal(np.flatnonzero(candidate.free), group.variables):
                     candidate.warm_up()

@@ -539,7 +539,8 @@ def test_self_collision_parameters_tracking_and_avoid_collisions(ros):
     client = probe.node.create_client(moveit.GetPositionIK, f'{NODE}/compute_ik')
     assert client.wait_for_service(timeout_sec=10.0)
     refused = _call(probe, client, _inside_request(moveit, True))
-    assert refused.error_code.val == refused.error_code.NO_IK_SOLUTION
+    assert refused.error_code.val in (refused.error_code.NO_IK_SOLUTION,
+                                      refused.error_code.TIMED_OUT)
     if hasattr(refused.error_code, 'message'):      # Jazzy's MoveItErrorCodes
         assert 'link pair panda_' in refused.error_code.message
         assert '(d_min 0.02 m)' in refused.error_code.message
@@ -611,7 +612,8 @@ def test_collision_objects_become_obstacles(ros):
     request.ik_request.timeout.sec = 1
     request.ik_request.avoid_collisions = True
     response = _call(probe, client, request)
-    assert response.error_code.val == response.error_code.NO_IK_SOLUTION
+    failed = (response.error_code.NO_IK_SOLUTION, response.error_code.TIMED_OUT)
+    assert response.error_code.val in failed
     if hasattr(response.error_code, 'message'):
         assert "obstacle 'table[0]'" in response.error_code.message
     request.ik_request.avoid_collisions = False
@@ -620,4 +622,4 @@ def test_collision_objects_become_obstacles(ros):
     publisher.publish(ghost)
     assert probe.wait(lambda: probe.status('collision_object', ERROR, "'ghost' is not a known"))
     request.ik_request.avoid_collisions = True          # the node runs on, the table kept
-    assert _call(probe, client, request).error_code.val == response.error_code.NO_IK_SOLUTION
+    assert _call(probe, client, request).error_code.val in failed

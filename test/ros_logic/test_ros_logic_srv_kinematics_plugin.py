@@ -162,7 +162,9 @@ def test_talos_hands(store, pinocchio_bridge, group_name, tips, base, size):  # 
                          goals, seed, service.groups.model_frame)
     _, reply, response = _ask(ts, types, service, msg, robot.default_q())
     assert reply.code == ErrorCode.SUCCESS, reply.message
-    assert ('chain solver' if len(tips) == 1 else 'task solver, 1 level(s)') in reply.message
+    # avoid_collisions (the plugin always sets it): the self-collision level above the tips
+    assert ('chain solver' if len(tips) == 1 else 'task solver, 2 level(s)') in reply.message
+    assert COLLISIONS_CHECKED in reply.message and 'closest link pair' in reply.message
     state = plugin_solution(response, seed, group.variable_names)
     bridge = pinocchio_bridge(urdf, linkage)
     _check_tips(bridge, robot, state, tips, [bridge.pose(q_goal, tip) for tip in tips])
