@@ -133,11 +133,16 @@ def test_single_tip_and_unknown_group(ros):
     response = _call(client, request)
     assert response.error_code.val == response.error_code.SUCCESS
     if hasattr(response.error_code, 'message'):     # moveit_msgs >= 2.4 (Jazzy)
-        assert 'avoid_collisions is not supported' in response.error_code.message
+        assert "collisions checked: the robot's own links" in response.error_code.message
     state = _solution(response, seed)
     q = np.array([state[name] for name in linkage.joint_names])
     reached = linkage.forward_kinematics(q, 'panda_link8', 'panda_link0')
     assert np.linalg.norm(reached[:3, 3] - goal[:3, 3]) <= TOL
+    # avoid_collisions (always true from the plugin): the answer keeps the links apart, the
+    # SRDF's disable_collisions pairs left out
+    model = node.tracker.robot.collision or node.service._collision_model()[0]
+    assert 'srdf' in model.skipped.values()
+    assert model.distances(q).distance.min() >= 0.01 - 1e-6
     request.ik_request.group_name = 'no_such_group'
     response = _call(client, request)
     assert response.error_code.val == response.error_code.INVALID_GROUP_NAME == -15
