@@ -99,6 +99,8 @@ class PDLSIKNode(Node):
         self.collision = collision_settings(values)
         #: environment obstacles from the collision_object topic (and the task file)
         self.scene = CollisionScene()
+        #: collision objects received before the robot was loaded (applied once it is)
+        self._pending_objects = []
         self._aliases = AliasMirror(self, lambda: self.config)
         self._aliases.sync_now()  # e.g. timeout reads a kinematics_solver_timeout given alone
         self.mode = values['mode']
@@ -206,6 +208,9 @@ class PDLSIKNode(Node):
             else:
                 self.board.ok('controller_joints', ', '.join(tracker.commanded_joints))
             self.get_logger().info(f'{NODE_NAME} ready: solver kernels loaded')
+            objects, self._pending_objects = self._pending_objects, []
+            for msg in objects:
+                self._apply_collision_object(msg)
             goal, self._pending_goal = self._pending_goal, None
             if goal is not None:
                 self._offer_goal(goal)
@@ -433,16 +438,20 @@ class PDLSIKNode(Node):
             if not open_:
                 return
             if self.service is None or self._loader.loading:
-                self._report('collision_object', 'collision object dropped: the solver is '
-                             f'not ready ({LOADING}); publish it again')
+                self._pending_objects.append(msg)
+                self.board.warn('collision_object', f'{len(self._pending_objects)} collision '
+                                f'object message(s) held until the robot is loaded')
                 return
-            try:
-                line = self.scene.apply(collision_object_from_msg(msg), self._frame_pose)
-            except PDLSIKError as exc:
-                self._report('collision_object', f'collision object dropped: {exc}')
-                return
-            self.board.ok('collision_object', f'{line}; {self.scene.summary()}')
+            self._apply_collision_object(msg)
             self.publish_diagnostics()
+
+    def _apply_collision_object(self, msg) -> None:
+        try:
+            line = self.scene.apply(collision_object_from_msg(msg), self._frame_pose)
+        except PDLSIKError as exc:
+            self._report('collision_object', f'collision object dropped: {exc}')
+            return
+        self.board.ok('collision_object', f'{line}; {self.scene.summary()}')
 
     def _unavailable(self, open_: bool) -> Optional[str]:
         """Why the services cannot answer now (shutting down, robot loading), or None."""
