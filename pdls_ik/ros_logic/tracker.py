@@ -90,7 +90,7 @@ class CycleOutput:
     :ivar result: the :class:`pdls_ik.ik.IKResult` (its ``q``: the solution the motion heads to).
     :ivar trajectory: the controller's joints, from the commanded state on.
     :ivar commanded: (n,) commanded joint positions one period later (forward position
-        controllers, the loop-back).
+        controllers, the loop-back); the plan runs ahead of them by the lookahead.
     :ivar status: diagnostic status of the cycle.
     :ivar goal_done: the goal is finished (reached or given up); no further cycles for it.
     """
@@ -121,15 +121,21 @@ class Tracker:
     :param controller_names: the ``controller_joints`` parameter (:func:`controller_joints`).
     :param state_timeout: age [s] above which received joint states are stale; 0: five
         tracking periods (:data:`STALE_PERIODS`), at least :data:`STALE_MIN`.
+    :param lookahead: committed time [s] of the streamed motion ahead of the current cycle
+        (:class:`pdls_ik.trajectory.StreamPlanner`; 0: one cycle).
+    :param past: cycles before the current one at the start of each message (messages placed on
+        the controller's time line: their first point is due when they arrive).
     """
 
     def __init__(self, robot: Robot, mode: str = 'tracking',
-                 controller_names: Sequence[str] = (), state_timeout: float = 0.0):
+                 controller_names: Sequence[str] = (), state_timeout: float = 0.0,
+                 lookahead: float = 0.0, past: int = 0):
         if mode not in MODES:
             raise ValueError(f'mode: expected one of {MODES}, got {mode!r}')
         self.mode = mode
         self.controller_names = list(controller_names)
         self.state_timeout = float(state_timeout)
+        self.lookahead, self.past = float(lookahead), int(past)
         self._lock = threading.Lock()
         self._robot = robot
         self._solver = robot.solver()
@@ -154,7 +160,7 @@ class Tracker:
 
     def _new_stream(self, robot: Robot) -> StreamPlanner:
         return planner_for(robot.linkage, robot.config, 1.0 / robot.config.tracking_rate,
-                           self._commanded)
+                           self._commanded, self.lookahead, self.past)
 
     @property
     def robot(self) -> Robot:
@@ -189,7 +195,7 @@ class Tracker:
             self._robot, self._solver, self._commanded = robot, solver, commanded
             self._stream = self._new_stream(robot)
             if same_joints and old.active:
-                self._stream.positions, self._stream.velocities = old.positions, old.velocities
+                self._stream.continue_from(old)
             if not same_joints:
                 self._goal = self._q_measured = self._q_solution = self._last_target = None
                 self._measured_at = None
@@ -300,13 +306,17 @@ class Tracker:
         """Tell whether a goal waits for (more) cycles."""
         return self._goal is not None
 
-    def cycle(self, dt: float, now: Optional[float] = None) -> Optional[CycleOutput]:
+    def cycle(self, dt: float, now: Optional[float] = None,
+              clock: Optional[float] = None) -> Optional[CycleOutput]:
         """
         One solve toward the active goal; None when there is none or joint states are stale.
 
         :param dt: cycle period [s] (1 / tracking_rate): the time step of the commanded motion.
         :param now: the time [s] (monotonic clock of :meth:`offer_joint_state`) for the stale
             check; None: no check.
+        :param clock: the time [s] of this cycle on the controller's clock (ROS time): the
+            commanded motion runs on that time line (a late cycle catches up) and each message
+            carries its start time there; None: every call is one cycle.
         """
         with self._lock:
             if self._goal is None:
@@ -320,7 +330,7 @@ class Tracker:
                 q_from = self._current_q_locked()
             else:
                 if not stream.active or (stream.at_rest and self._fresh and self._moved()):
-                    stream.reset(self._current_q_locked())
+                    stream.reset(self._current_q_locked(), clock)
                 self._fresh = False
                 q_from = stream.positions.copy()
         if self.mode == 'one_shot':
@@ -337,9 +347,9 @@ class Tracker:
         target_q, velocity = self._aim(stream, solver, target, seq, q_from, q_star,
                                        result.success, dt)
         trajectory = stream.step(target_q if landing is None else landing,
-                                 None if landing is not None else velocity)
-        commanded = stream.positions.copy()
-        position_left, orientation_left = solver.errors(commanded)
+                                 None if landing is not None else velocity, clock)
+        commanded = stream.next_positions.copy()
+        position_left, orientation_left = solver.errors(stream.positions)
         error = float(position_left) + float(orientation_left)
         reached = landing is not None and stream.at_rest
         with self._lock:

@@ -81,9 +81,11 @@ def test_tracks_reachable_goal_with_bounded_steps(store):  # noqa: F811
         assert np.all(np.abs(out.commanded - out.q_from) <= vmax + 1e-12)
         traj = out.trajectory
         assert traj.joint_names == robot.joint_names[:7]
-        np.testing.assert_array_equal(traj.points[0].positions, out.commanded[chain])
+        # from the commanded state of the cycle (time 0) to the next one (one period on)
+        np.testing.assert_array_equal(traj.points[0].positions, out.q_from[chain])
+        np.testing.assert_array_equal(traj.points[1].positions, out.commanded[chain])
         np.testing.assert_array_equal(traj.points[-1].velocities, 0.0)  # continued to rest
-        assert traj.points[0].time_from_start == DT
+        assert [p.time_from_start for p in traj.points[:2]] == [0.0, DT]
         assert out.status.values['status'] == out.result.status
     # a normal approach is no error: OK with the remaining distance, then reached
     assert [o.status.level for o in outs] == [OK] * len(outs)
@@ -108,7 +110,7 @@ def test_rate_change_changes_the_step(store):  # noqa: F811
     steps = np.array([np.abs(o.commanded - o.q_from) for o in outs])
     assert np.all(steps <= vmax * 0.02 + 1e-12)
     assert np.max(steps / (vmax * 0.02)) > 0.99  # full speed is reached: not sized for 10 ms
-    assert all(o.trajectory.points[0].time_from_start == 0.02 for o in outs)
+    assert all(o.trajectory.points[1].time_from_start == 0.02 for o in outs)
 
 
 def test_newest_goal_wins_and_flood_does_not_queue(store):  # noqa: F811
