@@ -438,6 +438,7 @@ class StreamPlanner:
         self._p: List[NDArray[np.float64]] = []  # committed states, _first .. head
         self._v: List[NDArray[np.float64]] = []
         self._sent: Optional[tuple] = None  # (indices (m,), p (m, n), v (m, n)) last message
+        self._rest_from: Optional[int] = None  # first index of the final run of rest states
 
     @property
     def dt(self) -> float:
@@ -455,6 +456,7 @@ class StreamPlanner:
             self._p, self._v = self._p[-1:], self._v[-1:]
             self._first = self._cur = 0
             self._sent = None
+            self._rest_from = None if np.any(self._v[-1]) else 0
         self._dt = value
 
     @property
@@ -484,6 +486,31 @@ class StreamPlanner:
         """Tell whether the head velocity is zero (no stream, or stopped)."""
         return not np.any(self.velocities)
 
+    def settled(self, duration: float, now: Optional[float] = None) -> bool:
+        """
+        Tell whether the motion rests at the head position since ``duration`` [s] before ``now``.
+
+        The controller runs the commanded motion up to a lookahead behind the head: a measured
+        state that differs from the head while the head alone is at rest is the robot still on
+        its way, not a robot moved by something else. Without a clock (``now`` None, or a
+        stream without one), the head at rest is enough.
+        """
+        if self._rest_from is None:
+            return False
+        if now is None or self._origin_ns is None:
+            return True
+        return int(round(float(now) * 1e9)) - self._grid_ns(self._rest_from) >= duration * 1e9
+
+    def _append(self, p: NDArray[np.float64], v: NDArray[np.float64]) -> None:
+        """Add the state of the next grid index (the head moves on)."""
+        index = self._first + len(self._p)
+        if np.any(v):
+            self._rest_from = None
+        elif not self._p or np.any(self._v[-1]) or not np.array_equal(p, self._p[-1]):
+            self._rest_from = index
+        self._p.append(p)
+        self._v.append(v)
+
     @property
     def can_stop(self) -> bool:
         """Tell whether every joint can stop within one cycle (|v| <= a_max dt) at the head."""
@@ -503,7 +530,7 @@ class StreamPlanner:
             return
         q = np.array(q, dtype=float)
         self._origin_ns = None if now is None else int(round(float(now) * 1e9))
-        self._first = -self.past
+        self._first = self._rest_from = -self.past
         count = self.past + self.lookahead + 1
         self._p = [q.copy() for _ in range(count)]
         self._v = [np.zeros(q.shape) for _ in range(count)]
@@ -512,6 +539,7 @@ class StreamPlanner:
         """Take over the commanded motion of ``other`` (same joints), e.g. new limits."""
         self._origin_ns, self._cur, self._first = other._origin_ns, other._cur, other._first
         self._p, self._v, self._sent = list(other._p), list(other._v), other._sent
+        self._rest_from = other._rest_from
         self.dt = other.dt
 
     def _grid_ns(self, j: int) -> int:
@@ -543,8 +571,7 @@ class StreamPlanner:
             for j in range(start, cur + 1):
                 p, v = self._sample_sent(j) if self._sent is not None else \
                     (last.copy(), np.zeros(last.shape))
-                self._p.append(p)
-                self._v.append(v)
+                self._append(p, v)
         drop = cur - self.past - self._first
         if drop > 0:
             del self._p[:drop], self._v[:drop]
@@ -583,10 +610,12 @@ class StreamPlanner:
         cur = self._cur + 1 if now is None else max(self._cur, self._index_at(now))
         self._catch_up(cur)
         law = (self.vmax, self.amax, self._dt, self.continuous)
-        while self._first + len(self._p) - 1 < cur + self.lookahead:
-            p, v, _ = _advance(self._p[-1], self._v[-1], q, *law, c)
-            self._p.append(p)
-            self._v.append(v)
+        steps = cur + self.lookahead - (self._first + len(self._p) - 1)
+        for k in range(steps, 0, -1):  # a late cycle: the missed ones aimed where q was then
+            aim = q if k == 1 or not np.any(c) else \
+                np.clip(q - c * (k - 1) * self._dt, self.lower, self.upper)
+            p, v, _ = _advance(self._p[-1], self._v[-1], aim, *law, c)
+            self._append(p, v)
         return self._message(q, c)
 
     def _message(self, q, c) -> Trajectory:

@@ -96,6 +96,7 @@ class JtcModel:
         self.last_time: Optional[int] = None
         self.message = None
         self.used = 0  # messages the controller switched to
+        self.spliced = 0  # of which sampled first before their first point (from the command)
         self._sampled = False
         self._start = 0
         self._before: Optional[tuple] = None
@@ -120,6 +121,7 @@ class JtcModel:
             self._start = t_ns if not stamp else stamp
             self._sampled = True
             self._traj_time = t_ns
+            self.spliced += t_ns < self._point(0)[0]
         else:
             self._traj_time += t_ns - self._last_cycle
         self._last_cycle = t_ns
@@ -164,7 +166,7 @@ def run_stream(produce, q0, dt: float, cycles: int, stamped: bool, rng=None,
     [0, ``delivery``) later, in order. The controller runs at ``(j + phase) dt``.
 
     :return: (times (m,) [s], reference positions (m, n), reference velocities (m, n),
-        command positions (m, n), messages used).
+        command positions (m, n), the model, [(arrival [ns], message)]).
     """
     rng = rng or np.random.default_rng(0)
     dt_ns = int(round(dt * 1e9))
@@ -190,4 +192,4 @@ def run_stream(produce, q0, dt: float, cycles: int, stamped: bool, rng=None,
         ref_p.append(ref.p)
         ref_v.append(ref.v)
         out_p.append(command)
-    return (np.array(times), np.array(ref_p), np.array(ref_v), np.array(out_p), model.used)
+    return (np.array(times), np.array(ref_p), np.array(ref_v), np.array(out_p), model, sent)

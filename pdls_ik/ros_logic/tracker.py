@@ -75,6 +75,8 @@ MODES = ('tracking', 'one_shot')
 #: gap [rad or m] between the measured and the commanded state at rest beyond which a new
 #: stream starts from the measured one (the robot was moved by something else)
 RESYNC_TOL = 1e-3
+#: time [s] the commanded motion rests before a measured state off it counts as moved by others
+RESYNC_SETTLE = 0.25
 #: stale joint_states: default age limit in tracking periods (``state_timeout`` 0), and its
 #: floor [s] (a loaded machine delays messages by tens of milliseconds)
 STALE_PERIODS = 5
@@ -329,7 +331,7 @@ class Tracker:
             if self.mode == 'one_shot':
                 q_from = self._current_q_locked()
             else:
-                if not stream.active or (stream.at_rest and self._fresh and self._moved()):
+                if not stream.active or (self._fresh and self._moved(clock)):
                     stream.reset(self._current_q_locked(), clock)
                 self._fresh = False
                 q_from = stream.positions.copy()
@@ -417,9 +419,15 @@ class Tracker:
         velocity = (q_star - previous.anchor) / (previous.cycles * dt)
         return previous.anchor + (q_star - previous.anchor) * fraction, velocity
 
-    def _moved(self) -> bool:
-        """Tell whether the measured state is off the commanded one at rest (moved by others)."""
-        if self._q_measured is None or self._stream.positions is None:
+    def _moved(self, clock: Optional[float] = None) -> bool:
+        """
+        Tell whether the measured state is off the commanded one at rest (moved by others).
+
+        With the cycle's ``clock``, only once the commanded motion has rested for
+        :data:`RESYNC_SETTLE` (the controller runs it a lookahead behind the head, and joint
+        states arrive late).
+        """
+        if self._q_measured is None or not self._stream.settled(RESYNC_SETTLE, clock):
             return False
         gap = np.abs(self._q_measured - self._stream.positions)[self._commanded]
         return bool(np.any(gap > RESYNC_TOL))
