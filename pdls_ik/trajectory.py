@@ -50,14 +50,27 @@ cycles within its bounds (``w = R / dt``), they all do, exactly; the velocity ch
 is scaled as a whole into the acceleration bounds, keeping its direction. So the commanded
 velocity never jumps by more than ``a_max · dt``, a still target is met at rest exactly, and a
 moving one is followed without lag (classical time-optimal braking, discretized; cf. the online
-trajectory generation of Kröger & Wahl 2010). Each message holds the next cycle's point and then
-the continuation of the same law toward ``q*`` held still, until rest (on a coarser grid,
-:data:`TAIL_STEP`), so a late message never leaves the controller at a trajectory end with
-speed; with a moving target, the first :data:`PREDICT_STEPS` cycles of that continuation go
-on at the target's velocity (what the next messages will most likely command, and what a
-controller follows when one is late). Point times are whole nanoseconds, strictly increasing,
-the first one ``dt`` after the start (the controller interpolates from its own commanded state
-at reception).
+trajectory generation of Kröger & Wahl 2010).
+
+What a joint_trajectory_controller does with a message (ros2_controllers 4.x,
+``joint_trajectory_controller.cpp`` and ``trajectory.cpp``): each control cycle it takes the
+newest message received; on its first sample, a message sampled before its first point is
+spliced in by a spline from the controller's last command, which it holds as the state of one
+cycle *later* than the time it gives it (``last_commanded_state_`` is sampled one period ahead,
+``last_commanded_time_`` is the cycle's own time): a spliced motion is pulled back a period,
+and its velocity dips and jumps. A header stamp of zero starts the message at the cycle that
+picks it up, so a message delivered late replays its motion late. So the stream is planned on
+the controller's time line: grid index ``j`` at ``origin + j dt``, states committed up to
+``lookahead`` cycles ahead of the current one (the head). Each message is stamped with the time
+of its first point, ``past`` cycles before the current one, so it is due when it arrives and is
+never spliced; it holds every committed state, then the continuation of the same law toward
+``q*`` held still, until rest (on a coarser grid, :data:`TAIL_STEP`), so a very late message
+never leaves the controller at a trajectory end with speed; with a moving target, the first
+:data:`PREDICT_STEPS` cycles of that continuation go on at the target's velocity. Consecutive
+messages agree on every committed state: a message delivered up to ``lookahead`` late is
+switched to on the same curve. Point times are whole nanoseconds, strictly increasing. Without
+a clock (stamp zero), each step is one cycle and a message starts at the current cycle's state
+(``time_from_start`` 0, the point the controller samples on pick-up: no splice either).
 """
 from __future__ import annotations
 

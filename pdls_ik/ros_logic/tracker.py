@@ -20,9 +20,11 @@ goal replaces any goal not yet reached, so a flood of goals never queues up (the
 The node's timer calls :meth:`Tracker.cycle` at ``tracking_rate`` in its own callback group.
 
 A cycle (tracking mode) continues the commanded motion (:class:`pdls_ik.trajectory.StreamPlanner`):
-it solves :meth:`IKSolver.track` from the last *commanded* position, advances the commanded state
-(position and velocity) by one period toward that solution under the velocity and acceleration
-bounds, and publishes the controller's joints of that motion, continued to rest. The solution's
+it solves :meth:`IKSolver.track` from the last *commanded* position (the head of the committed
+motion, a lookahead ahead of the cycle), advances the commanded state (position and velocity)
+toward that solution under the velocity and acceleration bounds up to the cycle's time (given
+the controller's clock, a late cycle catches up), and publishes the controller's joints of that
+motion, continued to rest. The solution's
 change since the previous cycle (a moving goal) is followed as the target's velocity, so that a
 goal stream is tracked without lag; a cycle held by the velocity box (a far goal) is solved again
 over the braking horizon (:func:`pdls_ik.trajectory.braking_horizon`), so that the motion can
@@ -30,9 +32,9 @@ reach full speed and still stop on the goal. Once the commanded state can stop w
 and the solution meets the goal, the motion lands on that solution and rests there.
 
 A stream starts from the measured joint state (else mid-limits); it restarts from a measured
-state only when the commanded motion is at rest and the robot is measured more than
-:data:`RESYNC_TOL` away from it (moved by something else): while it moves, a lagging
-joint_states never resets it.
+state only when the commanded motion has rested for :data:`RESYNC_SETTLE` and the robot is
+measured more than :data:`RESYNC_TOL` away from it (moved by something else): while it moves,
+or runs a lookahead behind the head, a lagging joint_states never resets it.
 
 The goal stays active until the commanded state rests on a solution within tolerance (reached)
 or stops making progress (:data:`STALL_CYCLES` cycles of a motion slow enough to stop within a
