@@ -36,7 +36,7 @@ ARGUMENTS = {
     'use_rviz': ('false', 'Start rviz2 with config/pdls_ik.rviz.'),
     'stamp_trajectories': ('true', "pdls_ik_node's stamp_trajectories: messages placed on the "
                                    "controller's time line (true), or header stamp zero."),
-    'stream_lookahead': ('0.05', "pdls_ik_node's stream_lookahead [s]: the streamed motion "
+    'stream_lookahead': ('0.1', "pdls_ik_node's stream_lookahead [s]: the streamed motion "
                                  'committed ahead (stamped trajectories).'),
 }
 #: start pose of the mock hardware (the Panda's ready pose) [rad]

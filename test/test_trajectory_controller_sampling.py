@@ -37,7 +37,7 @@ import ros_support
 DT = 0.01
 ARM = list(range(7))
 #: the node's settings for a stamped stream (pdls_ik_node: stream_lookahead, STAMPED_PAST)
-LOOKAHEAD, PAST = 0.05, 2
+LOOKAHEAD, PAST = 0.1, 2
 
 
 def _tracker(types, scaling=1.0, stamped=True):

@@ -103,7 +103,7 @@ NODE_PARAMETERS = (
                 'share a clock); false: header stamp zero, the controller starts each message '
                 'when it picks it up (exact only when one message arrives per control cycle).',
                 read_only=True),
-    Declaration('stream_lookahead', 'double', 0.05,
+    Declaration('stream_lookahead', 'double', 0.1,
                 'Stamped trajectories: time [s] the streamed motion is committed ahead of the '
                 'current cycle (whole cycles, at least one): a message delivered up to this '
                 'late is spliced without a velocity jump; a goal change takes effect this much '

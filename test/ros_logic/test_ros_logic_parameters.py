@@ -59,7 +59,7 @@ def test_node_settings_checked_and_normalized():
         node_settings({'command_out_type': 'float'})
     with pytest.raises(ConfigError, match="'state_timeout'"):
         node_settings({'state_timeout': -1.0})
-    assert defaults['stamp_trajectories'] and defaults['stream_lookahead'] == 0.05
+    assert defaults['stamp_trajectories'] and defaults['stream_lookahead'] == 0.1
     with pytest.raises(ConfigError, match="'stream_lookahead': must be within"):
         node_settings({'stream_lookahead': 2.0})
 
