@@ -577,11 +577,12 @@ class StreamPlanner:
     def _catch_up(self, cur: int) -> None:
         """Move the current cycle to ``cur``: states the controller ran past the head are kept."""
         head = self._first + len(self._p) - 1
-        if cur > head:  # a late cycle: the controller went on with the last message's motion
+        if cur > head:  # a late cycle (or the first after a pause): the controller goes on with
+            # the last message's motion, up to a lookahead on (a message may arrive that late)
             start, last = max(head + 1, cur - self.past), self._p[-1]
             if start > head + 1:
                 self._p, self._v, self._first = [], [], start
-            for j in range(start, cur + 1):
+            for j in range(start, cur + self.lookahead + 1):
                 p, v = self._sample_sent(j) if self._sent is not None else \
                     (last.copy(), np.zeros(last.shape))
                 self._append(p, v)

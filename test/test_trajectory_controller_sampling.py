@@ -199,3 +199,40 @@ def test_marker_drag_through_the_controller(store):  # noqa: F811
     np.testing.assert_array_equal(ref_v[-1], 0.0)
     tip = robot.linkage.forward_kinematics(np.r_[ref_p[-1], 0.0], robot.tip_link)
     assert np.linalg.norm(tip[:3, 3] - goals[last]) <= robot.config.position_tolerance
+
+
+def test_figure_eight_with_irregular_goals(store):  # noqa: F811
+    """
+    Goals of a 100 Hz stream that arrive irregularly (up to 5 ms late, none or two per cycle).
+
+    With their receipt times the stream's velocity is that of the goals, not of the cycles
+    that happened to see them: the reference stays on the goal path within 1 mm.
+    """
+    _, types = store
+    robot, tracker = _tracker(types)
+    path, home = default_path(robot.linkage, robot.tip_link, robot.base_link, 5.0, 'panda')
+    tracker.offer_joint_state(joint_state(types, robot.joint_names, home))
+    rng = np.random.default_rng(5)
+    cycles = 900
+    sent = np.maximum.accumulate(np.arange(cycles) * DT + rng.uniform(0.0, 0.005, cycles))
+
+    def produce(k, now):
+        newest = np.flatnonzero(sent <= now)
+        if len(newest):
+            pose = pose_stamped(types, path.pose(newest[-1] * DT), '')
+            tracker.offer_goal(pose_from_msg(pose, 'goal_pose'), clock=sent[newest[-1]])
+        out = tracker.cycle(DT, clock=now)
+        return None if out is None else out.trajectory
+
+    t, ref_p, ref_v, _, model, _ = run_stream(produce, home[ARM], DT, cycles, True,
+                                              np.random.default_rng(6), 0.003, 0.02)
+    _, amax = _limits(robot)
+    assert model.spliced == 0 and np.max(_jumps(t, ref_v, amax)) <= 1.0 + 1e-9
+    goals = np.array([path.pose(k * DT)[0] for k in range(cycles)])
+    for time, q in list(zip(t, ref_p))[300:cycles]:
+        tip = robot.linkage.forward_kinematics(np.r_[q, 0.02], robot.tip_link)[:3, 3]
+        near = np.arange(int((time - 0.6) / DT), min(int((time + 0.05) / DT), cycles - 1))
+        a, d = goals[near], goals[near + 1] - goals[near]
+        s = np.clip(np.einsum('ij,ij->i', tip - a, d) / np.einsum('ij,ij->i', d, d), 0, 1)
+        gap = np.min(np.linalg.norm(a + s[:, None] * d - tip, axis=1))
+        assert gap <= 1e-3, (time, gap)

@@ -242,3 +242,26 @@ def test_figure_eight_stream_followed_within_a_millimetre(store, every, delay): 
     assert np.all(np.abs(v) <= arm + 1e-12)
     amax = acceleration_limits(robot.linkage.velocity_limits, 0.0)[:7]
     assert np.all(np.abs(np.diff(v, axis=0)) <= amax * DT * (1 + 1e-9))
+
+
+def test_a_pause_is_no_licence_to_start_now():
+    """
+    A stream that resumes after a pause (no cycle for a second) starts a lookahead later.
+
+    The controller holds the last message's rest until a new message arrives, which may be up
+    to the lookahead late: the new motion starts after it, from the same rest.
+    """
+    planner = StreamPlanner(['a', 'b', 'c'], VMAX, acceleration_limits(VMAX, 0.0), DT,
+                            lookahead=10, past=2)
+    planner.reset(np.zeros(3), now=100.0)
+    for k in range(1, 80):
+        planner.step([0.2, 0.1, 0.0], now=100.0 + k * DT)
+    assert planner.at_rest
+    rest = planner.positions.copy()
+    planner.step([0.5, 0.0, 0.1], now=101.5)
+    traj = planner.step([0.5, 0.0, 0.1], now=101.51)
+    ticks = [traj.start_ns + round(p.time_from_start * 1e9) for p in traj.points]
+    moving = [t for t, p in zip(ticks, traj.points) if np.any(p.velocities)]
+    assert min(moving) > round(101.5e9) + 10 * 10_000_000  # at rest until now + lookahead
+    still = [p for t, p in zip(ticks, traj.points) if t <= round(101.5e9) + 10 * 10_000_000]
+    assert all(np.array_equal(p.positions, rest) for p in still)

@@ -273,7 +273,8 @@ class PDLSIKNode(Node):
 
     def _offer_goal(self, msg: PoseStamped) -> None:
         try:
-            self.tracker.offer_goal(pose_from_msg(msg, 'goal_pose'))
+            self.tracker.offer_goal(pose_from_msg(msg, 'goal_pose'),
+                                    self.get_clock().now().nanoseconds / 1e9)
         except PDLSIKError as exc:
             self._report('goal_pose', f'goal dropped: {exc}')
             return

@@ -77,6 +77,15 @@ MODES = ('tracking', 'one_shot')
 #: gap [rad or m] between the measured and the commanded state at rest beyond which a new
 #: stream starts from the measured one (the robot was moved by something else)
 RESYNC_TOL = 1e-3
+#: goal streams with receipt times: the window [s] of goals that gives the stream's velocity,
+#: the longest interval [s] between two goals of one stream, and the wait for a late goal, in
+#: goal intervals, before the motion stops on the last one
+STREAM_WINDOW = 0.05
+STREAM_GAP = 0.5
+STREAM_GRACE = 1.0
+#: goal streams with receipt times: the longest irregularity [s] of goal arrivals absorbed (the
+#: target runs this much further behind the goals)
+STREAM_JITTER = 0.02
 #: time [s] the commanded motion rests before a measured state off it counts as moved by others
 RESYNC_SETTLE = 0.25
 #: stale joint_states: default age limit in tracking periods (``state_timeout`` 0), and its
@@ -155,6 +164,9 @@ class Tracker:
         #: the goal-stream segment in progress (cycles not bounded by the velocity box)
         self._previous_solution: Optional[_Segment] = None
         self._cycle_count = 0
+        #: receipt clock of the active goal; (receipt clock, solution) of a goal stream's goals
+        self._goal_clock: Optional[float] = None
+        self._stream_goals: List[tuple] = []
         self._idle_cycles = 0
         self._best_error = math.inf
         self._q_measured: Optional[NDArray[np.float64]] = None
@@ -272,10 +284,12 @@ class Tracker:
             return WARN, f"joints missing: {', '.join(match.missing)}"
         return OK, 'all joints received'
 
-    def offer_goal(self, goal: ParsedPose) -> NDArray[np.float64]:
+    def offer_goal(self, goal: ParsedPose, clock: Optional[float] = None
+                   ) -> NDArray[np.float64]:
         """
         Make ``goal`` the active goal (replacing any other); return it in the base frame.
 
+        :param clock: receipt time [s] on the clock of :meth:`cycle` (a goal stream's timing).
         :raises LinkError: unknown goal frame.
         """
         with self._lock:
@@ -289,6 +303,7 @@ class Tracker:
                     self._goal = target
                 return target
             self._goal, self._last_target = target, target
+            self._goal_clock = None if clock is None else float(clock)
             self._goal_seq += 1
             self._landing = None
             self._idle_cycles, self._best_error = 0, math.inf
@@ -328,7 +343,7 @@ class Tracker:
             if self.is_stale(now):
                 self._stream.reset(None)  # restart from the next fresh state
                 return None
-            target, seq = self._goal, self._goal_seq
+            target, seq, goal_clock = self._goal, self._goal_seq, self._goal_clock
             robot, solver, stream = self._robot, self._solver, self._stream
             if self.mode == 'one_shot':
                 q_from = self._current_q_locked()
@@ -349,7 +364,7 @@ class Tracker:
             # and a motion chasing them would never come to rest)
             landing = self._landing = q_star
         target_q, velocity = self._aim(stream, solver, target, seq, q_from, q_star,
-                                       result.success, dt)
+                                       result.success, dt, (clock, goal_clock))
         trajectory = stream.step(target_q if landing is None else landing,
                                  None if landing is not None else velocity, clock)
         commanded = stream.next_positions.copy()
@@ -375,7 +390,7 @@ class Tracker:
         return CycleOutput(q_from, result, trajectory, commanded, status, reached or stalled)
 
     def _aim(self, stream: StreamPlanner, solver, target, seq: int, q_from, q_star,
-             success: bool, dt: float):
+             success: bool, dt: float, clocks: tuple = (None, None)):
         """
         Return the stream's target (n,) and its velocity (n,) or None for this cycle's solution.
 
@@ -386,7 +401,8 @@ class Tracker:
         from the previous goal's solution to the new one over the cycles that separated the two
         goals, at that velocity (followed without lag at 100 Hz, without stop-and-go at 20 Hz);
         a change larger than the velocity box allows is a jump (a goal elsewhere), not a motion
-        to follow.
+        to follow. With the receipt times of the goals (``clocks``: this cycle's and the goal's),
+        :meth:`_aim_timed` instead.
         """
         self._cycle_count += 1
         reach = stream.vmax * dt
@@ -399,7 +415,10 @@ class Tracker:
             q_star = np.asarray(far.q, dtype=float)
             if not far.success:  # a far goal: approach it, no stream to follow
                 self._previous_solution = None
+                self._stream_goals = []
                 return q_star, None
+        if clocks[0] is not None and clocks[1] is not None:
+            return self._aim_timed(stream, seq, q_star, dt, *clocks)
         previous = self._previous_solution
         if previous is None or previous.seq != seq:  # a new goal: it starts a stream segment
             cycles = None if previous is None else self._cycle_count - previous.since
@@ -420,6 +439,44 @@ class Tracker:
         fraction = min(1.0, (elapsed + 1) / previous.cycles)
         velocity = (q_star - previous.anchor) / (previous.cycles * dt)
         return previous.anchor + (q_star - previous.anchor) * fraction, velocity
+
+    def _aim_timed(self, stream: StreamPlanner, seq: int, q_star, dt: float, clock: float,
+                   goal_clock: float):
+        """
+        Return a goal stream's target and velocity from the receipt times of its goals.
+
+        The goals received within :data:`STREAM_WINDOW` give the stream's velocity (their
+        solutions over their receipt times: a goal that arrives late or early, or two in one
+        cycle, barely change it). The target runs behind the newest goal's solution at that
+        velocity, by one goal interval less a cycle (it reaches the solution when the next goal
+        is due) plus up to :data:`STREAM_JITTER` for goals that arrive irregularly, and stops on
+        it when none has come a further :data:`STREAM_GRACE` intervals later.
+        """
+        goals = self._stream_goals
+        previous = self._previous_solution
+        if previous is None or previous.seq != seq:  # a new goal
+            self._previous_solution = _Segment(seq, self._cycle_count, None, 1, q_star)
+            if goals:
+                last_clock, last_q = goals[-1]
+                interval = goal_clock - last_clock
+                reach = stream.vmax * (interval + dt)
+                if interval <= 0.0 or interval > STREAM_GAP or \
+                        np.any(np.abs(q_star - last_q) > reach):
+                    goals.clear()  # a goal elsewhere, or after a pause: no motion to follow
+            goals.append((goal_clock, q_star))
+            while len(goals) > 2 and goal_clock - goals[1][0] >= STREAM_WINDOW:
+                goals.pop(0)
+        goals[-1] = (goals[-1][0], q_star)
+        span = goals[-1][0] - goals[0][0]
+        if len(goals) < 2 or span <= 0.0:
+            return q_star, None
+        interval = span / (len(goals) - 1)
+        allowance = min(interval, STREAM_JITTER)
+        age = clock - goal_clock
+        if age > interval * (1.0 + STREAM_GRACE) + allowance:
+            return q_star, None
+        velocity = (q_star - goals[0][1]) / span
+        return q_star + velocity * min(age - (interval - dt + allowance), 0.0), velocity
 
     def _moved(self, clock: Optional[float] = None) -> bool:
         """
