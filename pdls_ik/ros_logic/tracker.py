@@ -24,11 +24,12 @@ it solves :meth:`IKSolver.track` from the last *commanded* position (the head of
 motion, a lookahead ahead of the cycle), advances the commanded state (position and velocity)
 toward that solution under the velocity and acceleration bounds up to the cycle's time (given
 the controller's clock, a late cycle catches up), and publishes the controller's joints of that
-motion, continued to rest. The solution's
-change since the previous cycle (a moving goal) is followed as the target's velocity, so that a
-goal stream is tracked without lag; a cycle held by the velocity box (a far goal) is solved again
-over the braking horizon (:func:`pdls_ik.trajectory.braking_horizon`), so that the motion can
-reach full speed and still stop on the goal. Once the commanded state can stop within a cycle
+motion, continued to rest. The solution's change since the previous goal (a moving goal) is
+followed as the target's velocity, so that a goal stream is tracked without lag (with the goals'
+receipt times: their velocity over the last :data:`STREAM_WINDOW`, whatever the cycles that saw
+them); a cycle held by the velocity box (a far goal) is solved again over the braking horizon
+(:func:`pdls_ik.trajectory.braking_horizon`), so that the motion can reach full speed and still
+stop on the goal. Once the commanded state can stop within a cycle
 and the solution meets the goal, the motion lands on that solution and rests there.
 
 A stream starts from the measured joint state (else mid-limits); it restarts from a measured
