@@ -37,7 +37,7 @@ ARGUMENTS = {
     'stamp_trajectories': ('true', "pdls_ik_node's stamp_trajectories: messages placed on the "
                                    "controller's time line (true), or header stamp zero."),
     'stream_lookahead': ('0.1', "pdls_ik_node's stream_lookahead [s]: the streamed motion "
-                                 'committed ahead (stamped trajectories).'),
+                                'committed ahead (stamped trajectories).'),
 }
 #: start pose of the mock hardware (the Panda's ready pose) [rad]
 READY = {'panda_joint1': 0.0, 'panda_joint2': -0.785, 'panda_joint3': 0.0,
