@@ -34,8 +34,10 @@ from launch_ros.actions import Node
 ARGUMENTS = {
     'controller': ('panda_arm_controller', 'Name of the joint_trajectory_controller.'),
     'use_rviz': ('false', 'Start rviz2 with config/pdls_ik.rviz.'),
-    'stamp_trajectories': ('false', "pdls_ik_node's stamp_trajectories: header stamp zero "
-                                    '(false), or the cycle time less one period (true).'),
+    'stamp_trajectories': ('true', "pdls_ik_node's stamp_trajectories: messages placed on the "
+                                   "controller's time line (true), or header stamp zero."),
+    'stream_lookahead': ('0.1', "pdls_ik_node's stream_lookahead [s]: the streamed motion "
+                                'committed ahead (stamped trajectories).'),
 }
 #: start pose of the mock hardware (the Panda's ready pose) [rad]
 READY = {'panda_joint1': 0.0, 'panda_joint2': -0.785, 'panda_joint3': 0.0,
@@ -54,6 +56,11 @@ def _setup(context):
         use_rviz = as_bool(LaunchConfiguration('use_rviz').perform(context), 'use_rviz')
         stamp = as_bool(LaunchConfiguration('stamp_trajectories').perform(context),
                         'stamp_trajectories')
+        lookahead = LaunchConfiguration('stream_lookahead').perform(context)
+        try:
+            lookahead = float(lookahead)
+        except ValueError:
+            raise LaunchSetupError(f'stream_lookahead: {lookahead!r} is not a number') from None
         needed = ['controller_manager', 'joint_state_broadcaster',
                   'joint_trajectory_controller', 'robot_state_publisher'] + \
             (['rviz2'] if use_rviz else [])
@@ -76,7 +83,7 @@ def _setup(context):
         Node(package='pdls_ik', executable='pdls_ik_node', name='pdls_ik_node',
              output='screen',
              parameters=[str(config_file('pdls_ik.yaml')),
-                         dict(chain, stamp_trajectories=stamp)],
+                         dict(chain, stamp_trajectories=stamp, stream_lookahead=lookahead)],
              remappings=[('joint_trajectory', f'/{controller}/joint_trajectory')]),
         Node(package='pdls_ik', executable='pdls_ik_markers', name='pdls_ik_markers',
              output='screen', parameters=[dict(chain)]),

@@ -50,14 +50,27 @@ cycles within its bounds (``w = R / dt``), they all do, exactly; the velocity ch
 is scaled as a whole into the acceleration bounds, keeping its direction. So the commanded
 velocity never jumps by more than ``a_max · dt``, a still target is met at rest exactly, and a
 moving one is followed without lag (classical time-optimal braking, discretized; cf. the online
-trajectory generation of Kröger & Wahl 2010). Each message holds the next cycle's point and then
-the continuation of the same law toward ``q*`` held still, until rest (on a coarser grid,
-:data:`TAIL_STEP`), so a late message never leaves the controller at a trajectory end with
-speed; with a moving target, the first :data:`PREDICT_STEPS` cycles of that continuation go
-on at the target's velocity (what the next messages will most likely command, and what a
-controller follows when one is late). Point times are whole nanoseconds, strictly increasing,
-the first one ``dt`` after the start (the controller interpolates from its own commanded state
-at reception).
+trajectory generation of Kröger & Wahl 2010).
+
+What a joint_trajectory_controller does with a message (ros2_controllers 4.x,
+``joint_trajectory_controller.cpp`` and ``trajectory.cpp``): each control cycle it takes the
+newest message received; on its first sample, a message sampled before its first point is
+spliced in by a spline from the controller's last command, which it holds as the state of one
+cycle *later* than the time it gives it (``last_commanded_state_`` is sampled one period ahead,
+``last_commanded_time_`` is the cycle's own time): a spliced motion is pulled back a period,
+and its velocity dips and jumps. A header stamp of zero starts the message at the cycle that
+picks it up, so a message delivered late replays its motion late. So the stream is planned on
+the controller's time line: grid index ``j`` at ``origin + j dt``, states committed up to
+``lookahead`` cycles ahead of the current one (the head). Each message is stamped with the time
+of its first point, ``past`` cycles before the current one, so it is due when it arrives and is
+never spliced; it holds every committed state, then the continuation of the same law toward
+``q*`` held still, until rest (on a coarser grid, :data:`TAIL_STEP`), so a very late message
+never leaves the controller at a trajectory end with speed; with a moving target, the first
+:data:`PREDICT_STEPS` cycles of that continuation go on at the target's velocity. Consecutive
+messages agree on every committed state: a message delivered up to ``lookahead`` late is
+switched to on the same curve. Point times are whole nanoseconds, strictly increasing. Without
+a clock (stamp zero), each step is one cycle and a message starts at the current cycle's state
+(``time_from_start`` 0, the point the controller samples on pick-up: no splice either).
 """
 from __future__ import annotations
 
@@ -88,10 +101,16 @@ class TrajectoryPoint:
 
 @dataclass
 class Trajectory:
-    """A joint trajectory: ``joint_names`` (n,) and time-ordered ``points``."""
+    """
+    A joint trajectory: ``joint_names`` (n,) and time-ordered ``points``.
+
+    ``start_ns``: time [ns] of ``time_from_start`` 0 on the controller's clock (the header
+    stamp of a message placed on an absolute time line), None: start on receipt (stamp zero).
+    """
 
     joint_names: List[str]
     points: List[TrajectoryPoint] = field(default_factory=list)
+    start_ns: Optional[int] = None
 
     @property
     def duration(self) -> float:
@@ -271,17 +290,17 @@ def with_mimic_joints(linkage, trajectory: Trajectory) -> Trajectory:
 
 #: time [s] in which a joint reaches its velocity limit when no acceleration limit is given
 DEFAULT_ACCELERATION_TIME = 0.2
-#: largest number of points of one streamed message (a longer continuation to rest is sampled
-#: evenly, its first and last points kept)
+#: point budget of a message's continuation to rest (its grid is coarsened to fit)
 MAX_POINTS = 100
-#: cycles of a message after its first point that continue a moving target's motion (the
+#: cycles of a message after its committed part that continue a moving target's motion (the
 #: prediction a controller follows when the next message is late), before the stop
 PREDICT_STEPS = 5
-#: shortest message [cycles]: one that comes to rest sooner holds its last point until then, so
-#: that a controller placing it on an absolute time line never finds it over on arrival
-MIN_CYCLES = 3
-#: time step [s] of the continuation to rest after a message's first point (at least dt): the
-#: same law on a coarser grid, within the same bounds
+#: a message that comes to rest sooner holds its last point until this long [s] after its
+#: current cycle, so that a controller placing it on an absolute time line never finds it
+#: over (or refuses it as ending in the past) on a late arrival
+MIN_HOLD = 1.0
+#: time step [s] of the continuation to rest after the committed part (a whole number of
+#: cycles, at least one): the same law on a coarser grid, within the same bounds
 TAIL_STEP = 0.04
 #: largest number of cycles simulated to rest
 MAX_STEPS = 100_000
@@ -371,7 +390,16 @@ def _advance(p, v, target, vmax, amax, dt, continuous, c):
 
 class StreamPlanner:
     """
-    The commanded state of a streaming controller and one message per cycle.
+    The commanded motion of a streaming controller, planned ahead, and one message per cycle.
+
+    The motion is a sequence of states ``(p, v)`` on a grid of cycles (index ``j`` at time
+    ``origin + j dt``), constant acceleration between them. At the current cycle ``k`` the
+    states up to ``k + lookahead`` (the head) are committed: a later cycle never changes them,
+    whatever its target. Each :meth:`step` first catches up with the clock, then plans new head
+    states toward the cycle's target with the braking law (module docstring). Its message
+    holds the states from ``k - past`` to the head, then the same law's continuation to rest.
+    Two messages agree on every committed state, so a controller that switches from one to the
+    next at any time before the first one's head stays on the same curve.
 
     :param joint_names: (n,) joints of the state (model order).
     :param velocity_limits: (n,) bounds [rad/s, m/s] (already scaled); inf or <= 0: none.
@@ -383,8 +411,14 @@ class StreamPlanner:
         default all.
     :param lower, upper: (n,) position limits that a predicted target stays within (default
         none).
+    :param lookahead: committed cycles ahead of the current one (>= 1): the delay of a target
+        change, and the lateness of a message (delivery, a late cycle) that a controller still
+        splices without a velocity jump.
+    :param past: cycles before the current one at the start of each message (0: the first point
+        is the current cycle's state, at ``time_from_start`` 0).
 
-    :raises ConfigError: dt not positive and finite, or arrays of different lengths.
+    :raises ConfigError: dt not positive and finite, lookahead < 1, past < 0, or arrays of
+        different lengths.
     """
 
     def __init__(self, joint_names: Sequence[str], velocity_limits: Sequence[float],
@@ -392,106 +426,271 @@ class StreamPlanner:
                  continuous: Optional[Sequence[bool]] = None,
                  commanded: Optional[Sequence[int]] = None,
                  lower: Optional[Sequence[float]] = None,
-                 upper: Optional[Sequence[float]] = None):
+                 upper: Optional[Sequence[float]] = None,
+                 lookahead: int = 1, past: int = 0):
         n = len(joint_names)
-        if not (math.isfinite(dt) and dt > 0.0):
-            raise ConfigError(f'dt: the cycle period must be > 0 s, got {dt}')
         vmax = np.asarray(velocity_limits, dtype=float)
         amax = np.asarray(acceleration_limits, dtype=float)
         if vmax.shape != (n,) or amax.shape != (n,):
             raise ConfigError(f'velocity/acceleration limits: expected {n} values each')
+        if int(lookahead) < 1 or int(past) < 0:
+            raise ConfigError(f'lookahead: {lookahead} cycles (>= 1), past: {past} (>= 0)')
         self.joint_names = list(joint_names)
         self.vmax = np.where(np.isfinite(vmax) & (vmax > 0.0), vmax, np.inf)
         self.amax = np.where(amax > 0.0, amax, np.inf)
-        self.dt = float(dt)
+        self._dt = _period(dt)
+        self.lookahead, self.past = int(lookahead), int(past)
         self.continuous = np.zeros(n, bool) if continuous is None else \
             np.asarray(continuous, dtype=bool)
         self.commanded = np.arange(n) if commanded is None else np.asarray(commanded, int)
         self.lower = np.full(n, -np.inf) if lower is None else np.asarray(lower, dtype=float)
         self.upper = np.full(n, np.inf) if upper is None else np.asarray(upper, dtype=float)
-        self.positions: Optional[NDArray[np.float64]] = None
-        self.velocities = np.zeros(n)
+        self._origin_ns: Optional[int] = None  # time of grid index 0; None: no clock
+        self._cur = 0  # grid index of the current cycle
+        self._first = 0  # grid index of the first kept state
+        self._p: List[NDArray[np.float64]] = []  # committed states, _first .. head
+        self._v: List[NDArray[np.float64]] = []
+        self._sent: Optional[tuple] = None  # (indices (m,), p (m, n), v (m, n)) last message
+        self._rest_from: Optional[int] = None  # first index of the final run of rest states
+
+    @property
+    def dt(self) -> float:
+        """Cycle period [s]; a new one restarts the grid at the head state (one skip)."""
+        return self._dt
+
+    @dt.setter
+    def dt(self, value: float) -> None:
+        value = _period(value)
+        if value == self._dt:
+            return
+        if self._p:  # the grid restarts at the current cycle, from the head state
+            if self._origin_ns is not None:
+                self._origin_ns = self._grid_ns(self._cur)
+            self._p, self._v = self._p[-1:], self._v[-1:]
+            self._first = self._cur = 0
+            self._sent = None
+            self._rest_from = None if np.any(self._v[-1]) else 0
+        self._dt = value
 
     @property
     def active(self) -> bool:
         """Tell whether a commanded state exists (a stream was started and not reset)."""
-        return self.positions is not None
+        return bool(self._p)
+
+    @property
+    def positions(self) -> Optional[NDArray[np.float64]]:
+        """Head positions, shape (n,): the last committed state; None without a stream."""
+        return self._p[-1] if self._p else None
+
+    @property
+    def velocities(self) -> NDArray[np.float64]:
+        """Head velocities, shape (n,); zero without a stream."""
+        return self._v[-1] if self._v else np.zeros(len(self.joint_names))
+
+    @property
+    def next_positions(self) -> Optional[NDArray[np.float64]]:
+        """Positions (n,) of the cycle after the current one (a forward position command)."""
+        if not self._p:
+            return None
+        return self._p[min(self._cur + 1 - self._first, len(self._p) - 1)]
 
     @property
     def at_rest(self) -> bool:
-        """Tell whether the commanded velocity is zero (no stream, or stopped)."""
+        """Tell whether the head velocity is zero (no stream, or stopped)."""
         return not np.any(self.velocities)
+
+    def settled(self, duration: float, now: Optional[float] = None) -> bool:
+        """
+        Tell whether the motion rests at the head position since ``duration`` [s] before ``now``.
+
+        The controller runs the commanded motion up to a lookahead behind the head: a measured
+        state that differs from the head while the head alone is at rest is the robot still on
+        its way, not a robot moved by something else. Without a clock (``now`` None, or a
+        stream without one), the head at rest is enough.
+        """
+        if self._rest_from is None:
+            return False
+        if now is None or self._origin_ns is None:
+            return True
+        return int(round(float(now) * 1e9)) - self._grid_ns(self._rest_from) >= duration * 1e9
+
+    def _append(self, p: NDArray[np.float64], v: NDArray[np.float64]) -> None:
+        """Add the state of the next grid index (the head moves on)."""
+        index = self._first + len(self._p)
+        if np.any(v):
+            self._rest_from = None
+        elif not self._p or np.any(self._v[-1]) or not np.array_equal(p, self._p[-1]):
+            self._rest_from = index
+        self._p.append(p)
+        self._v.append(v)
 
     @property
     def can_stop(self) -> bool:
-        """Tell whether every joint can stop within one cycle (|v| <= a_max dt)."""
-        return bool(np.all(np.abs(self.velocities) <= self.amax * self.dt))
+        """Tell whether every joint can stop within one cycle (|v| <= a_max dt) at the head."""
+        return bool(np.all(np.abs(self.velocities) <= self.amax * self._dt))
 
-    def reset(self, q: Optional[Sequence[float]] = None) -> None:
-        """Start over from rest at ``q`` (n,) (the measured state), or forget the state (None)."""
-        self.positions = None if q is None else np.array(q, dtype=float)
-        self.velocities = np.zeros(len(self.joint_names))
+    def reset(self, q: Optional[Sequence[float]] = None, now: Optional[float] = None) -> None:
+        """
+        Start over at rest at ``q`` (n,) (the measured state), or forget the state (None).
+
+        :param now: time [s] of the current cycle on the controller's clock (the grid's origin);
+            None: no clock, each :meth:`step` is one cycle.
+        """
+        self._sent = None
+        self._cur = 0
+        if q is None:
+            self._p, self._v = [], []
+            return
+        q = np.array(q, dtype=float)
+        self._origin_ns = None if now is None else int(round(float(now) * 1e9))
+        self._first = self._rest_from = -self.past
+        count = self.past + self.lookahead + 1
+        self._p = [q.copy() for _ in range(count)]
+        self._v = [np.zeros(q.shape) for _ in range(count)]
+
+    def continue_from(self, other: 'StreamPlanner') -> None:
+        """Take over the commanded motion of ``other`` (same joints), e.g. new limits."""
+        self._origin_ns, self._cur, self._first = other._origin_ns, other._cur, other._first
+        self._p, self._v, self._sent = list(other._p), list(other._v), other._sent
+        self._rest_from = other._rest_from
+        self.dt = other.dt
+
+    def _grid_ns(self, j: int) -> int:
+        return (self._origin_ns or 0) + int(round(j * self._dt * 1e9))
+
+    def _index_at(self, now: float) -> int:
+        now_ns = int(round(float(now) * 1e9))
+        if self._origin_ns is None:  # first clocked step: this is the next cycle
+            self._origin_ns = now_ns - int(round((self._cur + 1) * self._dt * 1e9))
+        return int(round((now_ns - self._origin_ns) / (self._dt * 1e9)))
+
+    def _sample_sent(self, j: int) -> tuple:
+        """(p, v) (n,) of the last message's motion at grid index ``j``."""
+        idx, pos, vel = self._sent
+        if j >= idx[-1]:
+            return pos[-1].copy(), vel[-1].copy()
+        k = int(np.searchsorted(idx, j, side='right')) - 1
+        h, tau = (idx[k + 1] - idx[k]) * self._dt, (j - idx[k]) * self._dt
+        acc = (vel[k + 1] - vel[k]) / h
+        return pos[k] + vel[k] * tau + 0.5 * acc * tau * tau, vel[k] + acc * tau
+
+    def _catch_up(self, cur: int) -> None:
+        """Move the current cycle to ``cur``: states the controller ran past the head are kept."""
+        head = self._first + len(self._p) - 1
+        if cur > head:  # a late cycle (or the first after a pause): the controller goes on with
+            # the last message's motion, up to a lookahead on (a message may arrive that late)
+            start, last = max(head + 1, cur - self.past), self._p[-1]
+            if start > head + 1:
+                self._p, self._v, self._first = [], [], start
+            for j in range(start, cur + self.lookahead + 1):
+                p, v = self._sample_sent(j) if self._sent is not None else \
+                    (last.copy(), np.zeros(last.shape))
+                self._append(p, v)
+        drop = cur - self.past - self._first
+        if drop > 0:
+            del self._p[:drop], self._v[:drop]
+            self._first += drop
+        self._cur = cur
 
     def step(self, target: Sequence[float],
-             target_velocity: Optional[Sequence[float]] = None) -> Trajectory:
+             target_velocity: Optional[Sequence[float]] = None,
+             now: Optional[float] = None) -> Trajectory:
         """
-        Advance the commanded state by one cycle toward ``target`` (n,); return the message.
+        Plan the head toward ``target`` (n,) up to ``lookahead`` cycles ahead; return the message.
 
-        The message's first point (at ``dt``) is the new commanded state; the following ones
-        continue toward ``target``, held still, to rest on it (at most :data:`MAX_POINTS`
-        points). Only the :attr:`commanded` joints are listed. The state must have been
-        :meth:`reset` first.
+        The message (:class:`Trajectory`, the :attr:`commanded` joints) starts ``past`` cycles
+        before the current one, holds every committed state, then continues toward ``target``
+        (at ``target_velocity`` for :data:`PREDICT_STEPS` cycles, then held still) to rest on it
+        (on a grid coarsened to at most :data:`MAX_POINTS` points); one that rests sooner holds
+        until :data:`MIN_HOLD` after the current cycle. Its ``start_ns`` is the time of its first
+        point on the clock of ``now`` (the header stamp that places it on that time line). The
+        state must have been :meth:`reset` first.
 
         :param target_velocity: (n,) velocity of a moving target [rad/s, m/s] (a goal stream),
-            followed in this cycle (feed-forward, within ``v_max``); None: a still target.
+            followed (feed-forward, within ``v_max``); None: a still target.
+        :param now: time [s] of this cycle on the controller's clock: the current cycle is the
+            grid index nearest to it (a late cycle plans several states, an early one none);
+            None: the cycle after the previous one.
         :raises InputError: no state yet, or ``target`` of the wrong length or not finite.
         """
-        if self.positions is None:
+        if not self._p:
             raise InputError('stream: no commanded state yet (reset it from the measured one)')
         q = np.asarray(target, dtype=float).reshape(-1)
-        if q.shape != self.positions.shape or not np.all(np.isfinite(q)):
-            raise InputError(f'target: expected {self.positions.size} finite joint values')
-        still = np.zeros(q.shape)
-        c = still if target_velocity is None else \
+        if q.shape != self._p[-1].shape or not np.all(np.isfinite(q)):
+            raise InputError(f'target: expected {self._p[-1].size} finite joint values')
+        c = np.zeros(q.shape) if target_velocity is None else \
             np.clip(np.nan_to_num(np.asarray(target_velocity, dtype=float)), -self.vmax,
                     self.vmax)
-        sel = self.commanded
-        p, v, a = _advance(self.positions, self.velocities, q, self.vmax, self.amax, self.dt,
-                           self.continuous, c)
-        self.positions, self.velocities = p, v
-        states, times = [(p[sel], v[sel], a[sel])], [self.dt]
-        # the next cycles as the stream predicts them (the target goes on at its velocity):
-        # what a controller samples when the next message is late
-        ahead = q
-        if np.any(c):
+        cur = self._cur + 1 if now is None else max(self._cur, self._index_at(now))
+        self._catch_up(cur)
+        law = (self.vmax, self.amax, self._dt, self.continuous)
+        steps = cur + self.lookahead - (self._first + len(self._p) - 1)
+        for k in range(steps, 0, -1):  # a late cycle: the missed ones aimed where q was then
+            aim = q if k == 1 or not np.any(c) else \
+                np.clip(q - c * (k - 1) * self._dt, self.lower, self.upper)
+            p, v, _ = _advance(self._p[-1], self._v[-1], aim, *law, c)
+            self._append(p, v)
+        return self._message(q, c)
+
+    def _message(self, q, c) -> Trajectory:
+        """Build the message: committed states, prediction, continuation to rest."""
+        index = list(range(self._first, self._first + len(self._p)))
+        pos, vel = list(self._p), list(self._v)
+        p, v, ahead = pos[-1], vel[-1], q
+        law = (self.vmax, self.amax, self._dt, self.continuous)
+        if np.any(c):  # the next cycles as the stream predicts them (the target goes on)
             for _ in range(PREDICT_STEPS):
-                ahead = np.clip(ahead + c * self.dt, self.lower, self.upper)
-                p, v, a = _advance(p, v, ahead, self.vmax, self.amax, self.dt, self.continuous,
-                                   c)
-                states.append((p[sel], v[sel], a[sel]))
-                times.append(times[-1] + self.dt)
-        tail = max(self.dt, TAIL_STEP)
+                ahead = np.clip(ahead + c * self._dt, self.lower, self.upper)
+                p, v, _ = _advance(p, v, ahead, *law, c)
+                index.append(index[-1] + 1)
+                pos.append(p)
+                vel.append(v)
+        stride = max(1, int(round(TAIL_STEP / self._dt)))
+        tail = self._to_rest(p, v, ahead, stride)
+        while len(tail[0]) > MAX_POINTS and stride < MAX_STEPS:
+            stride *= 2
+            tail = self._to_rest(p, v, ahead, stride)
+        for k, (p, v) in enumerate(zip(*tail)):
+            index.append(index[-1] + stride)
+            pos.append(p)
+            vel.append(v)
+        hold = self._cur + int(math.ceil(MIN_HOLD / self._dt))
+        if index[-1] < hold:
+            index.append(hold)
+            pos.append(pos[-1])
+            vel.append(np.zeros(len(self.joint_names)))
+        self._sent = (np.array(index), np.array(pos), np.array(vel))
+        start = self._grid_ns(index[0])
+        sel = self.commanded
+        points = [TrajectoryPoint(p[sel].copy(), v[sel].copy(), None,
+                                  (self._grid_ns(j) - start) / 1e9)
+                  for j, p, v in zip(index, pos, vel)]
+        return Trajectory([self.joint_names[i] for i in sel], points,
+                          start if self._origin_ns is not None else None)
+
+    def _to_rest(self, p, v, target, stride: int) -> tuple:
+        """States (positions, velocities) every ``stride`` cycles to rest on ``target``."""
+        still = np.zeros(p.shape)
+        out_p, out_v = [], []
         for _ in range(MAX_STEPS):
-            if not np.any(v):
+            if not np.any(v) or len(out_p) > MAX_POINTS:
                 break
-            p, v, a = _advance(p, v, ahead, self.vmax, self.amax, tail, self.continuous, still)
-            states.append((p[sel], v[sel], a[sel]))
-            times.append(times[-1] + tail)
-        if times[-1] < MIN_CYCLES * self.dt:  # at rest early: held there a little longer
-            states.append(states[-1][:2] + (np.zeros(len(sel)),))
-            times.append(MIN_CYCLES * self.dt)
-        keep = np.unique(np.linspace(0, len(states) - 1, min(len(states), MAX_POINTS))
-                         .round().astype(int))
-        ticks = whole_ns_times([times[k] for k in keep])
-        # no accelerations: a controller then interpolates each segment with a cubic, which for
-        # these points (p1 - p0 = (v0 + v1) dt / 2) is exactly the constant-acceleration motion
-        points = [TrajectoryPoint(states[k][0].copy(), states[k][1].copy(), None, t)
-                  for k, t in zip(keep, ticks)]
-        return Trajectory([self.joint_names[i] for i in self.commanded], points)
+            p, v, _ = _advance(p, v, target, self.vmax, self.amax, stride * self._dt,
+                               self.continuous, still)
+            out_p.append(p)
+            out_v.append(v)
+        return out_p, out_v
 
 
-def planner_for(linkage, config, dt: float, commanded: Optional[Sequence[int]] = None
-                ) -> StreamPlanner:
+def _period(dt: float) -> float:
+    dt = float(dt)
+    if not (math.isfinite(dt) and dt > 0.0):
+        raise ConfigError(f'dt: the cycle period must be > 0 s, got {dt}')
+    return dt
+
+
+def planner_for(linkage, config, dt: float, commanded: Optional[Sequence[int]] = None,
+                lookahead: float = 0.0, past: int = 0) -> StreamPlanner:
     """
     Build the streaming planner of a robot, as ``pdls_ik_node`` and ``pdls-ik demo`` use it.
 
@@ -500,9 +699,13 @@ def planner_for(linkage, config, dt: float, commanded: Optional[Sequence[int]] =
         ``max_acceleration``, ``acceleration_scaling``).
     :param dt: cycle period [s].
     :param commanded: model indices of the controller's joints (default all).
+    :param lookahead: committed time ahead [s], whole cycles, at least one (0: one cycle).
+    :param past: cycles before the current one at the start of each message.
     """
     vmax = np.asarray(linkage.velocity_limits, dtype=float)
+    cycles = max(1, int(math.ceil(float(lookahead) / float(dt) - 1e-9)))
     return StreamPlanner(linkage.joint_names, vmax * config.velocity_scaling,
                          acceleration_limits(vmax, config.max_acceleration,
                                              config.acceleration_scaling),
-                         dt, linkage.continuous, commanded, linkage.lower, linkage.upper)
+                         dt, linkage.continuous, commanded, linkage.lower, linkage.upper,
+                         cycles, past)

@@ -71,6 +71,12 @@ def test_fixed_target_reached_at_rest_within_bounds():
 
 
 def test_messages_continue_each_other_and_end_at_rest(store):  # noqa: F811
+    """
+    Without a clock (stamp zero) each message starts at the current cycle's commanded state.
+
+    Its first point (``time_from_start`` 0) is the previous message's second one, its second
+    point the new commanded state one cycle on; it ends at rest on the target.
+    """
     ts, types = store
     planner = _planner()
     planner.reset(np.zeros(3))
@@ -78,23 +84,26 @@ def test_messages_continue_each_other_and_end_at_rest(store):  # noqa: F811
     targets = [np.array([0.5, -0.2, 0.1]) + 0.05 * rng.standard_normal(3) for _ in range(60)]
     p, v, msgs = _stream(planner, targets)
     for k, traj in enumerate(msgs):
-        first, last = traj.points[0], traj.points[-1]
-        np.testing.assert_array_equal(first.positions, p[k + 1])
-        np.testing.assert_array_equal(first.velocities, v[k + 1])
+        first, second, last = traj.points[0], traj.points[1], traj.points[-1]
+        np.testing.assert_array_equal(first.positions, p[k])
+        np.testing.assert_array_equal(first.velocities, v[k])
+        np.testing.assert_array_equal(second.positions, p[k + 1])
+        np.testing.assert_array_equal(second.velocities, v[k + 1])
         np.testing.assert_array_equal(last.velocities, 0.0)  # a late message: it stops
         np.testing.assert_allclose(last.positions, targets[k], atol=1e-12)
+        assert traj.start_ns is None
         msg = roundtrip(ts, joint_trajectory(types, traj))
         assert (msg.header.stamp.sec, msg.header.stamp.nanosec) == (0, 0)
         ns = [msg_to_ns(pt.time_from_start) for pt in msg.points]
-        assert ns[0] == 10_000_000 and all(b > a for a, b in zip(ns, ns[1:]))
+        assert ns[:2] == [0, 10_000_000] and all(b > a for a, b in zip(ns, ns[1:]))
+        assert ns[-1] >= 1e9  # held at rest until MIN_HOLD: never over on a late arrival
         # the tail continues the motion within the bounds
         vel = np.array([pt.velocities for pt in traj.points])
         assert np.all(np.abs(vel) <= VMAX + 1e-12)
         # a controller's cubic through (position, velocity) points is the law's motion itself:
-        # p1 - p0 = (v0 + v1) dt / 2 on every segment, from the commanded state at t = 0 on
-        pos = np.vstack([p[k], [pt.positions for pt in traj.points]])
-        vel = np.vstack([v[k], vel])
-        t = np.r_[0.0, [pt.time_from_start for pt in traj.points]]
+        # p1 - p0 = (v0 + v1) dt / 2 on every segment
+        pos = np.array([pt.positions for pt in traj.points])
+        t = np.array([pt.time_from_start for pt in traj.points])
         np.testing.assert_allclose(np.diff(pos, axis=0),
                                    0.5 * (vel[1:] + vel[:-1]) * np.diff(t)[:, None], atol=1e-12)
         assert all(pt.accelerations is None for pt in traj.points)
@@ -174,7 +183,7 @@ def test_node_stream_on_the_panda(store):  # noqa: F811
     for out in cycles:
         assert out.trajectory.joint_names == robot.joint_names[:7]  # no finger
     p = np.array([cycles[0].q_from] + [c.commanded for c in cycles])[:, arm]
-    v = np.array([np.zeros(7)] + [c.trajectory.points[0].velocities for c in cycles])
+    v = np.array([np.zeros(7)] + [c.trajectory.points[1].velocities for c in cycles])
     vmax = robot.linkage.velocity_limits[arm]
     amax = acceleration_limits(robot.linkage.velocity_limits, 0.0)[arm]
     assert np.all(np.abs(v) <= vmax + 1e-12)
@@ -225,7 +234,7 @@ def test_figure_eight_stream_followed_within_a_millimetre(store, every, delay): 
         goal_then = path.pose((k + 1 - delay) * DT)[0]
         gaps.append(np.linalg.norm(tip[:3, 3] - goal_then))
         levels.append(out.status.level)
-        velocities.append(out.trajectory.points[0].velocities)
+        velocities.append(out.trajectory.points[1].velocities)
     assert max(gaps[100:]) <= 1e-3
     assert 2 not in levels
     v = np.array(velocities)
@@ -233,3 +242,26 @@ def test_figure_eight_stream_followed_within_a_millimetre(store, every, delay): 
     assert np.all(np.abs(v) <= arm + 1e-12)
     amax = acceleration_limits(robot.linkage.velocity_limits, 0.0)[:7]
     assert np.all(np.abs(np.diff(v, axis=0)) <= amax * DT * (1 + 1e-9))
+
+
+def test_a_pause_is_no_licence_to_start_now():
+    """
+    A stream that resumes after a pause (no cycle for a second) starts a lookahead later.
+
+    The controller holds the last message's rest until a new message arrives, which may be up
+    to the lookahead late: the new motion starts after it, from the same rest.
+    """
+    planner = StreamPlanner(['a', 'b', 'c'], VMAX, acceleration_limits(VMAX, 0.0), DT,
+                            lookahead=10, past=2)
+    planner.reset(np.zeros(3), now=100.0)
+    for k in range(1, 80):
+        planner.step([0.2, 0.1, 0.0], now=100.0 + k * DT)
+    assert planner.at_rest
+    rest = planner.positions.copy()
+    planner.step([0.5, 0.0, 0.1], now=101.5)
+    traj = planner.step([0.5, 0.0, 0.1], now=101.51)
+    ticks = [traj.start_ns + round(p.time_from_start * 1e9) for p in traj.points]
+    moving = [t for t, p in zip(ticks, traj.points) if np.any(p.velocities)]
+    assert min(moving) > round(101.5e9) + 10 * 10_000_000  # at rest until now + lookahead
+    still = [p for t, p in zip(ticks, traj.points) if t <= round(101.5e9) + 10 * 10_000_000]
+    assert all(np.array_equal(p.positions, rest) for p in still)

@@ -45,7 +45,7 @@ from geometry_msgs.msg import PoseStamped
 from pdls_ik.errors import ConfigError, PDLSIKError
 from pdls_ik.model.srdf import load_srdf
 from pdls_ik.msgs import (diagnostic_array, float64_multi_array, joint_state, joint_trajectory,
-                          pose_from_msg, rclpy_types)
+                          pose_from_msg, rclpy_types, time_msg_from_ns)
 from pdls_ik.msgs.collision_object import collision_object_from_msg
 from pdls_ik.msgs.moveit import ErrorCode, ik_request_from_msg, IKServiceReply, RequestError
 from pdls_ik.msgs.moveit import fk_request_from_msg, fk_response, FKServiceReply, ik_response
@@ -66,7 +66,6 @@ from pdls_ik.ros_logic.robot import build_robot
 from pdls_ik.ros_logic.tracker import Tracker
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
-from rclpy.duration import Duration
 from rclpy.executors import MultiThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
@@ -79,6 +78,9 @@ NODE_NAME = 'pdls_ik_node'
 FIRST_DIAGNOSTICS = 0.3
 #: longest wait for running callbacks at shutdown [s]
 CLOSE_WAIT = 5.0
+#: cycles before the current one at the start of a stamped trajectory (so that it is due when
+#: it arrives, and a joint_trajectory_controller samples it without splicing)
+STAMPED_PAST = 2
 
 
 class PDLSIKNode(Node):
@@ -176,7 +178,7 @@ class PDLSIKNode(Node):
         """In the loader's thread: the tracker and service of ``robot`` (kernels loaded)."""
         if self.tracker is None:
             tracker = Tracker(robot, self.mode, self.settings['controller_joints'],
-                              self.settings['state_timeout'])
+                              self.settings['state_timeout'], *self._stream_timing())
             return robot, tracker, IKService(robot, self._srdf, **self._semantics)
         self.tracker.set_robot(robot)
         self.service.set_robot(robot)
@@ -303,7 +305,8 @@ class PDLSIKNode(Node):
 
     def _offer_goal(self, msg: PoseStamped) -> None:
         try:
-            self.tracker.offer_goal(pose_from_msg(msg, 'goal_pose'))
+            self.tracker.offer_goal(pose_from_msg(msg, 'goal_pose'),
+                                    self.get_clock().now().nanoseconds / 1e9)
         except PDLSIKError as exc:
             self._report('goal_pose', f'goal dropped: {exc}')
             return
@@ -355,14 +358,9 @@ class PDLSIKNode(Node):
             if not open_ or tracker is None or not tracker.has_goal:
                 return
             now = time.monotonic()
-            stamp = 0.0
-            if self.settings['stamp_trajectories']:
-                # one period back: a controller whose cycle time lags the wall clock a little
-                # still finds the message's first point ahead of its next command
-                start = self.get_clock().now() - Duration(nanoseconds=int(self._period() * 1e9))
-                stamp = start.to_msg()
+            clock = self.get_clock().now().nanoseconds / 1e9  # the controller's time line
             try:
-                out = tracker.cycle(self._period(), now)
+                out = tracker.cycle(self._period(), now, clock)
             except Exception as exc:  # noqa: BLE001 - the node must survive any solver failure
                 self._report('solver', f'solve failed: {type(exc).__name__}: {exc}')
                 return
@@ -372,10 +370,25 @@ class PDLSIKNode(Node):
                     self.get_logger().error(message)
                     self.publish_diagnostics()
                 return
-            self._publish_cycle(tracker, out, stamp)
+            self._publish_cycle(tracker, out)
 
-    def _publish_cycle(self, tracker: Tracker, out, stamp) -> None:
+    def _stream_timing(self) -> tuple:
+        """
+        (lookahead [s], past cycles) of the streamed motion.
+
+        Stamped trajectories: ``stream_lookahead`` committed ahead, and messages that start
+        :data:`STAMPED_PAST` cycles back (due when they arrive: the controller never splices);
+        stamp zero and forward position commands: one cycle, no past.
+        """
+        if self.pub_trajectory is not None and self.settings['stamp_trajectories']:
+            return self.settings['stream_lookahead'], STAMPED_PAST
+        return 0.0, 0
+
+    def _publish_cycle(self, tracker: Tracker, out) -> None:
         if self.pub_trajectory is not None:
+            start = out.trajectory.start_ns
+            stamp = 0.0 if start is None or not self.settings['stamp_trajectories'] else \
+                time_msg_from_ns(self.types, start)
             self.pub_trajectory.publish(joint_trajectory(self.types, out.trajectory, stamp))
         else:
             positions = out.commanded[[tracker.robot.joint_names.index(n)

@@ -96,12 +96,18 @@ NODE_PARAMETERS = (
                 f"joint_trajectory_controller) or '{COMMAND_OUT_TYPES[1]}' on commands "
                 '(positions for a forward position controller), as MoveIt Servo.',
                 read_only=True),
-    Declaration('stamp_trajectories', 'bool', False,
-                'false: joint_trajectory header stamp zero (the controller starts each message '
-                'when it receives it); true: the cycle time less one period, so that a '
-                'controller places each '
-                'message on the same time line whatever the delivery delay (smoother streaming '
-                'to a joint_trajectory_controller; needs one clock for both).', read_only=True),
+    Declaration('stamp_trajectories', 'bool', True,
+                'true: each joint_trajectory message is stamped with the time of its first '
+                'point (two cycles back), so that a joint_trajectory_controller places every '
+                'message on one time line whatever the delivery delay (node and controller '
+                'share a clock); false: header stamp zero, the controller starts each message '
+                'when it picks it up (exact only when one message arrives per control cycle).',
+                read_only=True),
+    Declaration('stream_lookahead', 'double', 0.1,
+                'Stamped trajectories: time [s] the streamed motion is committed ahead of the '
+                'current cycle (whole cycles, at least one): a message delivered up to this '
+                'late is spliced without a velocity jump; a goal change takes effect this much '
+                'later.', 0.0, 1.0, read_only=True),
     Declaration('state_timeout', 'double', 0.0,
                 'Age [s] above which the last joint_states is stale (ERROR, motion stopped); '
                 '0: five tracking periods, at least 0.1 s.', 0.0, 60.0),
@@ -217,8 +223,9 @@ def node_settings(values: Mapping[str, Any]) -> Dict[str, Any]:
     """
     Check the node's own parameters; return them normalized.
 
-    :raises ConfigError: ``command_out_type`` not one of :data:`COMMAND_OUT_TYPES`, or a
-        negative ``state_timeout`` (naming the parameter).
+    :raises ConfigError: ``command_out_type`` not one of :data:`COMMAND_OUT_TYPES`, a
+        negative ``state_timeout`` or ``stream_lookahead`` outside [0, 1] s (naming the
+        parameter).
     """
     out = {d.name: values.get(d.name, d.default) for d in NODE_PARAMETERS}
     out['controller_joints'] = _normalize('controller_joints',
@@ -229,6 +236,9 @@ def node_settings(values: Mapping[str, Any]) -> Dict[str, Any]:
     if not out['state_timeout'] >= 0.0:
         raise ConfigError(f"parameter 'state_timeout': must be >= 0 s, got "
                           f"{out['state_timeout']}")
+    if not 0.0 <= out['stream_lookahead'] <= 1.0:
+        raise ConfigError(f"parameter 'stream_lookahead': must be within [0, 1] s, got "
+                          f"{out['stream_lookahead']}")
     return out
 
 

@@ -20,19 +20,22 @@ goal replaces any goal not yet reached, so a flood of goals never queues up (the
 The node's timer calls :meth:`Tracker.cycle` at ``tracking_rate`` in its own callback group.
 
 A cycle (tracking mode) continues the commanded motion (:class:`pdls_ik.trajectory.StreamPlanner`):
-it solves :meth:`IKSolver.track` from the last *commanded* position, advances the commanded state
-(position and velocity) by one period toward that solution under the velocity and acceleration
-bounds, and publishes the controller's joints of that motion, continued to rest. The solution's
-change since the previous cycle (a moving goal) is followed as the target's velocity, so that a
-goal stream is tracked without lag; a cycle held by the velocity box (a far goal) is solved again
-over the braking horizon (:func:`pdls_ik.trajectory.braking_horizon`), so that the motion can
-reach full speed and still stop on the goal. Once the commanded state can stop within a cycle
+it solves :meth:`IKSolver.track` from the last *commanded* position (the head of the committed
+motion, a lookahead ahead of the cycle), advances the commanded state (position and velocity)
+toward that solution under the velocity and acceleration bounds up to the cycle's time (given
+the controller's clock, a late cycle catches up), and publishes the controller's joints of that
+motion, continued to rest. The solution's change since the previous goal (a moving goal) is
+followed as the target's velocity, so that a goal stream is tracked without lag (with the goals'
+receipt times: their velocity over the last :data:`STREAM_WINDOW`, whatever the cycles that saw
+them); a cycle held by the velocity box (a far goal) is solved again over the braking horizon
+(:func:`pdls_ik.trajectory.braking_horizon`), so that the motion can reach full speed and still
+stop on the goal. Once the commanded state can stop within a cycle
 and the solution meets the goal, the motion lands on that solution and rests there.
 
 A stream starts from the measured joint state (else mid-limits); it restarts from a measured
-state only when the commanded motion is at rest and the robot is measured more than
-:data:`RESYNC_TOL` away from it (moved by something else): while it moves, a lagging
-joint_states never resets it.
+state only when the commanded motion has rested for :data:`RESYNC_SETTLE` and the robot is
+measured more than :data:`RESYNC_TOL` away from it (moved by something else): while it moves,
+or runs a lookahead behind the head, a lagging joint_states never resets it.
 
 The goal stays active until the commanded state rests on a solution within tolerance (reached)
 or stops making progress (:data:`STALL_CYCLES` cycles of a motion slow enough to stop within a
@@ -75,6 +78,17 @@ MODES = ('tracking', 'one_shot')
 #: gap [rad or m] between the measured and the commanded state at rest beyond which a new
 #: stream starts from the measured one (the robot was moved by something else)
 RESYNC_TOL = 1e-3
+#: goal streams with receipt times: the window [s] of goals that gives the stream's velocity,
+#: the longest interval [s] between two goals of one stream, and the wait for a late goal, in
+#: goal intervals, before the motion stops on the last one
+STREAM_WINDOW = 0.05
+STREAM_GAP = 0.5
+STREAM_GRACE = 1.0
+#: goal streams with receipt times: the longest irregularity [s] of goal arrivals absorbed (the
+#: target runs this much further behind the goals)
+STREAM_JITTER = 0.02
+#: time [s] the commanded motion rests before a measured state off it counts as moved by others
+RESYNC_SETTLE = 0.25
 #: stale joint_states: default age limit in tracking periods (``state_timeout`` 0), and its
 #: floor [s] (a loaded machine delays messages by tens of milliseconds)
 STALE_PERIODS = 5
@@ -90,7 +104,7 @@ class CycleOutput:
     :ivar result: the :class:`pdls_ik.ik.IKResult` (its ``q``: the solution the motion heads to).
     :ivar trajectory: the controller's joints, from the commanded state on.
     :ivar commanded: (n,) commanded joint positions one period later (forward position
-        controllers, the loop-back).
+        controllers, the loop-back); the plan runs ahead of them by the lookahead.
     :ivar status: diagnostic status of the cycle.
     :ivar goal_done: the goal is finished (reached or given up); no further cycles for it.
     """
@@ -121,15 +135,21 @@ class Tracker:
     :param controller_names: the ``controller_joints`` parameter (:func:`controller_joints`).
     :param state_timeout: age [s] above which received joint states are stale; 0: five
         tracking periods (:data:`STALE_PERIODS`), at least :data:`STALE_MIN`.
+    :param lookahead: committed time [s] of the streamed motion ahead of the current cycle
+        (:class:`pdls_ik.trajectory.StreamPlanner`; 0: one cycle).
+    :param past: cycles before the current one at the start of each message (messages placed on
+        the controller's time line: their first point is due when they arrive).
     """
 
     def __init__(self, robot: Robot, mode: str = 'tracking',
-                 controller_names: Sequence[str] = (), state_timeout: float = 0.0):
+                 controller_names: Sequence[str] = (), state_timeout: float = 0.0,
+                 lookahead: float = 0.0, past: int = 0):
         if mode not in MODES:
             raise ValueError(f'mode: expected one of {MODES}, got {mode!r}')
         self.mode = mode
         self.controller_names = list(controller_names)
         self.state_timeout = float(state_timeout)
+        self.lookahead, self.past = float(lookahead), int(past)
         self._lock = threading.Lock()
         self._robot = robot
         self._solver = robot.solver(one_shot=mode == 'one_shot')
@@ -145,6 +165,9 @@ class Tracker:
         #: the goal-stream segment in progress (cycles not bounded by the velocity box)
         self._previous_solution: Optional[_Segment] = None
         self._cycle_count = 0
+        #: receipt clock of the active goal; (receipt clock, solution) of a goal stream's goals
+        self._goal_clock: Optional[float] = None
+        self._stream_goals: List[tuple] = []
         self._idle_cycles = 0
         self._best_error = math.inf
         self._q_measured: Optional[NDArray[np.float64]] = None
@@ -154,7 +177,7 @@ class Tracker:
 
     def _new_stream(self, robot: Robot) -> StreamPlanner:
         return planner_for(robot.linkage, robot.config, 1.0 / robot.config.tracking_rate,
-                           self._commanded)
+                           self._commanded, self.lookahead, self.past)
 
     @property
     def robot(self) -> Robot:
@@ -189,7 +212,7 @@ class Tracker:
             self._robot, self._solver, self._commanded = robot, solver, commanded
             self._stream = self._new_stream(robot)
             if same_joints and old.active:
-                self._stream.positions, self._stream.velocities = old.positions, old.velocities
+                self._stream.continue_from(old)
             if not same_joints:
                 self._goal = self._q_measured = self._q_solution = self._last_target = None
                 self._measured_at = None
@@ -262,10 +285,12 @@ class Tracker:
             return WARN, f"joints missing: {', '.join(match.missing)}"
         return OK, 'all joints received'
 
-    def offer_goal(self, goal: ParsedPose) -> NDArray[np.float64]:
+    def offer_goal(self, goal: ParsedPose, clock: Optional[float] = None
+                   ) -> NDArray[np.float64]:
         """
         Make ``goal`` the active goal (replacing any other); return it in the base frame.
 
+        :param clock: receipt time [s] on the clock of :meth:`cycle` (a goal stream's timing).
         :raises LinkError: unknown goal frame.
         """
         with self._lock:
@@ -279,6 +304,7 @@ class Tracker:
                     self._goal = target
                 return target
             self._goal, self._last_target = target, target
+            self._goal_clock = None if clock is None else float(clock)
             self._goal_seq += 1
             self._landing = None
             self._idle_cycles, self._best_error = 0, math.inf
@@ -300,13 +326,17 @@ class Tracker:
         """Tell whether a goal waits for (more) cycles."""
         return self._goal is not None
 
-    def cycle(self, dt: float, now: Optional[float] = None) -> Optional[CycleOutput]:
+    def cycle(self, dt: float, now: Optional[float] = None,
+              clock: Optional[float] = None) -> Optional[CycleOutput]:
         """
         One solve toward the active goal; None when there is none or joint states are stale.
 
         :param dt: cycle period [s] (1 / tracking_rate): the time step of the commanded motion.
         :param now: the time [s] (monotonic clock of :meth:`offer_joint_state`) for the stale
             check; None: no check.
+        :param clock: the time [s] of this cycle on the controller's clock (ROS time): the
+            commanded motion runs on that time line (a late cycle catches up) and each message
+            carries its start time there; None: every call is one cycle.
         """
         with self._lock:
             if self._goal is None:
@@ -314,13 +344,13 @@ class Tracker:
             if self.is_stale(now):
                 self._stream.reset(None)  # restart from the next fresh state
                 return None
-            target, seq = self._goal, self._goal_seq
+            target, seq, goal_clock = self._goal, self._goal_seq, self._goal_clock
             robot, solver, stream = self._robot, self._solver, self._stream
             if self.mode == 'one_shot':
                 q_from = self._current_q_locked()
             else:
-                if not stream.active or (stream.at_rest and self._fresh and self._moved()):
-                    stream.reset(self._current_q_locked())
+                if not stream.active or (self._fresh and self._moved(clock)):
+                    stream.reset(self._current_q_locked(), clock)
                 self._fresh = False
                 q_from = stream.positions.copy()
         if self.mode == 'one_shot':
@@ -335,11 +365,11 @@ class Tracker:
             # and a motion chasing them would never come to rest)
             landing = self._landing = q_star
         target_q, velocity = self._aim(stream, solver, target, seq, q_from, q_star,
-                                       result.success, dt)
+                                       result.success, dt, (clock, goal_clock))
         trajectory = stream.step(target_q if landing is None else landing,
-                                 None if landing is not None else velocity)
-        commanded = stream.positions.copy()
-        position_left, orientation_left = solver.errors(commanded)
+                                 None if landing is not None else velocity, clock)
+        commanded = stream.next_positions.copy()
+        position_left, orientation_left = solver.errors(stream.positions)
         error = float(position_left) + float(orientation_left)
         reached = landing is not None and stream.at_rest
         with self._lock:
@@ -361,7 +391,7 @@ class Tracker:
         return CycleOutput(q_from, result, trajectory, commanded, status, reached or stalled)
 
     def _aim(self, stream: StreamPlanner, solver, target, seq: int, q_from, q_star,
-             success: bool, dt: float):
+             success: bool, dt: float, clocks: tuple = (None, None)):
         """
         Return the stream's target (n,) and its velocity (n,) or None for this cycle's solution.
 
@@ -372,7 +402,8 @@ class Tracker:
         from the previous goal's solution to the new one over the cycles that separated the two
         goals, at that velocity (followed without lag at 100 Hz, without stop-and-go at 20 Hz);
         a change larger than the velocity box allows is a jump (a goal elsewhere), not a motion
-        to follow.
+        to follow. With the receipt times of the goals (``clocks``: this cycle's and the goal's),
+        :meth:`_aim_timed` instead.
         """
         self._cycle_count += 1
         reach = stream.vmax * dt
@@ -385,7 +416,10 @@ class Tracker:
             q_star = np.asarray(far.q, dtype=float)
             if not far.success:  # a far goal: approach it, no stream to follow
                 self._previous_solution = None
+                self._stream_goals = []
                 return q_star, None
+        if clocks[0] is not None and clocks[1] is not None:
+            return self._aim_timed(stream, seq, q_star, dt, *clocks)
         previous = self._previous_solution
         if previous is None or previous.seq != seq:  # a new goal: it starts a stream segment
             cycles = None if previous is None else self._cycle_count - previous.since
@@ -407,9 +441,53 @@ class Tracker:
         velocity = (q_star - previous.anchor) / (previous.cycles * dt)
         return previous.anchor + (q_star - previous.anchor) * fraction, velocity
 
-    def _moved(self) -> bool:
-        """Tell whether the measured state is off the commanded one at rest (moved by others)."""
-        if self._q_measured is None or self._stream.positions is None:
+    def _aim_timed(self, stream: StreamPlanner, seq: int, q_star, dt: float, clock: float,
+                   goal_clock: float):
+        """
+        Return a goal stream's target and velocity from the receipt times of its goals.
+
+        The goals received within :data:`STREAM_WINDOW` give the stream's velocity (their
+        solutions over their receipt times: a goal that arrives late or early, or two in one
+        cycle, barely change it). The target runs behind the newest goal's solution at that
+        velocity, by one goal interval less a cycle (it reaches the solution when the next goal
+        is due) plus up to :data:`STREAM_JITTER` for goals that arrive irregularly, and stops on
+        it when none has come a further :data:`STREAM_GRACE` intervals later.
+        """
+        goals = self._stream_goals
+        previous = self._previous_solution
+        if previous is None or previous.seq != seq:  # a new goal
+            self._previous_solution = _Segment(seq, self._cycle_count, None, 1, q_star)
+            if goals:
+                last_clock, last_q = goals[-1]
+                interval = goal_clock - last_clock
+                reach = stream.vmax * (interval + dt)
+                if interval <= 0.0 or interval > STREAM_GAP or \
+                        np.any(np.abs(q_star - last_q) > reach):
+                    goals.clear()  # a goal elsewhere, or after a pause: no motion to follow
+            goals.append((goal_clock, q_star))
+            while len(goals) > 2 and goal_clock - goals[1][0] >= STREAM_WINDOW:
+                goals.pop(0)
+        goals[-1] = (goals[-1][0], q_star)
+        span = goals[-1][0] - goals[0][0]
+        if len(goals) < 2 or span <= 0.0:
+            return q_star, None
+        interval = span / (len(goals) - 1)
+        allowance = min(interval, STREAM_JITTER)
+        age = clock - goal_clock
+        if age > interval * (1.0 + STREAM_GRACE) + allowance:
+            return q_star, None
+        velocity = (q_star - goals[0][1]) / span
+        return q_star + velocity * min(age - (interval - dt + allowance), 0.0), velocity
+
+    def _moved(self, clock: Optional[float] = None) -> bool:
+        """
+        Tell whether the measured state is off the commanded one at rest (moved by others).
+
+        With the cycle's ``clock``, only once the commanded motion has rested for
+        :data:`RESYNC_SETTLE` (the controller runs it a lookahead behind the head, and joint
+        states arrive late).
+        """
+        if self._q_measured is None or not self._stream.settled(RESYNC_SETTLE, clock):
             return False
         gap = np.abs(self._q_measured - self._stream.positions)[self._commanded]
         return bool(np.any(gap > RESYNC_TOL))

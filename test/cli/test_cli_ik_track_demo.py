@@ -139,9 +139,10 @@ def test_demo_writes_bag_that_reads_back(capsys, tmp_path):
                 keys = {kv.key for kv in msg.status[0].values}
                 assert {'status', 'iterations', 'min singular value'} <= keys
             if conn.topic == '/joint_trajectory':
-                # the node's stream: the arm's joints, one period ahead, continued to rest
+                # the node's stream (stamp zero): the arm's joints, from the cycle's commanded
+                # state (time 0) to one period ahead, continued to rest
                 assert list(msg.joint_names) == [f'panda_joint{i}' for i in range(1, 8)]
-                assert msg.points[0].time_from_start.nanosec == 20_000_000
+                assert [p.time_from_start.nanosec for p in msg.points[:2]] == [0, 20_000_000]
                 assert not any(msg.points[-1].velocities)
     assert names[:7] == [f'panda_joint{i}' for i in range(1, 8)]
     assert 'panda_finger_joint2' in names                      # mimic joint listed too

@@ -42,7 +42,8 @@ def test_every_config_field_alias_and_node_parameter_declared_once():
     assert set(read_only_names()) == {'mode', 'echo_joint_states', 'diagnostics_period',
                                       'robot_description_semantic', 'posture_state',
                                       'ik_link_priorities', 'controller_joints',
-                                      'command_out_type', 'stamp_trajectories'}
+                                      'command_out_type', 'stamp_trajectories',
+                                      'stream_lookahead'}
     assert 'state_timeout' not in read_only_names()  # may change at runtime
 
 
@@ -58,6 +59,9 @@ def test_node_settings_checked_and_normalized():
         node_settings({'command_out_type': 'float'})
     with pytest.raises(ConfigError, match="'state_timeout'"):
         node_settings({'state_timeout': -1.0})
+    assert defaults['stamp_trajectories'] and defaults['stream_lookahead'] == 0.1
+    with pytest.raises(ConfigError, match="'stream_lookahead': must be within"):
+        node_settings({'stream_lookahead': 2.0})
 
 
 def test_defaults_give_default_config():

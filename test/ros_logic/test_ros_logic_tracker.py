@@ -81,9 +81,11 @@ def test_tracks_reachable_goal_with_bounded_steps(store):  # noqa: F811
         assert np.all(np.abs(out.commanded - out.q_from) <= vmax + 1e-12)
         traj = out.trajectory
         assert traj.joint_names == robot.joint_names[:7]
-        np.testing.assert_array_equal(traj.points[0].positions, out.commanded[chain])
+        # from the commanded state of the cycle (time 0) to the next one (one period on)
+        np.testing.assert_array_equal(traj.points[0].positions, out.q_from[chain])
+        np.testing.assert_array_equal(traj.points[1].positions, out.commanded[chain])
         np.testing.assert_array_equal(traj.points[-1].velocities, 0.0)  # continued to rest
-        assert traj.points[0].time_from_start == DT
+        assert [p.time_from_start for p in traj.points[:2]] == [0.0, DT]
         assert out.status.values['status'] == out.result.status
     # a normal approach is no error: OK with the remaining distance, then reached
     assert [o.status.level for o in outs] == [OK] * len(outs)
@@ -108,7 +110,7 @@ def test_rate_change_changes_the_step(store):  # noqa: F811
     steps = np.array([np.abs(o.commanded - o.q_from) for o in outs])
     assert np.all(steps <= vmax * 0.02 + 1e-12)
     assert np.max(steps / (vmax * 0.02)) > 0.99  # full speed is reached: not sized for 10 ms
-    assert all(o.trajectory.points[0].time_from_start == 0.02 for o in outs)
+    assert all(o.trajectory.points[1].time_from_start == 0.02 for o in outs)
 
 
 def test_newest_goal_wins_and_flood_does_not_queue(store):  # noqa: F811
@@ -312,3 +314,37 @@ def test_same_goal_resent_neither_restarts_nor_reopens(store):  # noqa: F811
     moved[2, 3] += 0.01
     _offer(resent, types, moved)  # another goal: a new approach
     assert resent.has_goal
+
+
+def test_measured_state_behind_a_resting_head_is_no_move_by_others(store):  # noqa: F811
+    """
+    With a lookahead, the controller (and its joint_states) run behind the commanded head.
+
+    Once the head rests on a goal, joint states of the robot still on its way do not restart
+    the stream from them (that would send the robot back); a robot off the commanded rest
+    position for RESYNC_SETTLE after it does restart the stream from where it is measured.
+    """
+    from pdls_ik.ros_logic.tracker import RESYNC_SETTLE
+    _, types = store
+    robot = panda_robot(tracking_timeout=1.0)
+    tracker = Tracker(robot, lookahead=0.1, past=2)
+    _offer(tracker, types, reachable_goal(robot, Q_GOAL))
+    clock, outs = 100.0, []
+    while tracker.has_goal:
+        clock += DT
+        outs.append(tracker.cycle(DT, clock=clock))
+    head = outs[-1].trajectory.points[-1].positions  # the rest the head landed on (arm)
+    behind = outs[-10].q_from  # where the robot is measured: ten cycles behind the head
+    assert np.max(np.abs(head - behind[:7])) > 1e-3
+    tracker.offer_joint_state(joint_state(types, robot.joint_names, behind))
+    _offer(tracker, types, reachable_goal(robot, Q_GOAL + 0.01))
+    clock += DT
+    np.testing.assert_array_equal(tracker.cycle(DT, clock=clock).q_from[:7], head)
+    while tracker.has_goal:
+        clock += DT
+        last = tracker.cycle(DT, clock=clock)
+    moved = last.q_from + 0.05  # pushed away by something else, measured long after rest
+    tracker.offer_joint_state(joint_state(types, robot.joint_names, moved))
+    _offer(tracker, types, reachable_goal(robot, Q_GOAL))
+    out = tracker.cycle(DT, clock=clock + RESYNC_SETTLE + 0.1)
+    np.testing.assert_array_equal(out.q_from, moved)
