@@ -116,15 +116,8 @@ def _clip01(v):
 
 
 @numba.njit(cache=True)
-def segment_parameters(p1, q1, p2, q2):
-    """
-    Parameters (s, t) ∈ [0, 1]² of the closest points of segments [p1, q1], [p2, q2] (3,) each.
-
-    :func:`pdls_ik.model.collision.segment_closest_points` for one pair.
-    """
-    d10, d11, d12 = q1[0] - p1[0], q1[1] - p1[1], q1[2] - p1[2]
-    d20, d21, d22 = q2[0] - p2[0], q2[1] - p2[1], q2[2] - p2[2]
-    r0, r1, r2 = p1[0] - p2[0], p1[1] - p2[1], p1[2] - p2[2]
+def _parameters(d10, d11, d12, d20, d21, d22, r0, r1, r2):
+    """(s, t) of the closest points from the directions d1, d2 and r = p1 − p2 (scalars)."""
     a = d10 * d10 + d11 * d11 + d12 * d12
     e = d20 * d20 + d21 * d21 + d22 * d22
     f = d20 * r0 + d21 * r1 + d22 * r2
@@ -151,47 +144,82 @@ def segment_parameters(p1, q1, p2, q2):
 
 
 @numba.njit(cache=True)
-def pair_distances(poses, shapes, ends, dist, normal, wa, wb):
+def segment_parameters(p1, q1, p2, q2):
+    """
+    Parameters (s, t) ∈ [0, 1]² of the closest points of segments [p1, q1], [p2, q2] (3,) each.
+
+    :func:`pdls_ik.model.collision.segment_closest_points` for one pair.
+    """
+    return _parameters(q1[0] - p1[0], q1[1] - p1[1], q1[2] - p1[2], q2[0] - p2[0],
+                       q2[1] - p2[1], q2[2] - p2[2], p1[0] - p2[0], p1[1] - p2[1],
+                       p1[2] - p2[2])
+
+
+@numba.njit(cache=True)
+def pair_distances(poses, shapes, ends, cutoff, dist, normal, wa, wb):
     """
     Distances dist (P,) of the checked pairs, their normals and witness points (P, 3) each.
 
     :meth:`pdls_ik.model.collision.CollisionModel.distances` from the link poses (links, 4, 4);
-    ends: (C, 2, 3) work (the capsules' end points in the root frame). The closest capsule pair
-    of a link pair is the first of smallest distance.
+    ends: (C, 8) work (each capsule's end points in the root frame, then its bounding sphere:
+    centre and radius). The closest capsule pair of a link pair is the first of smallest
+    distance. A capsule pair whose bounding spheres are farther apart than the best distance so
+    far is skipped (it cannot be closer), and so is one farther than ``cutoff`` [m] (inf:
+    exact distances): a link pair whose capsules are all beyond the cutoff gets a distance ≥
+    cutoff (a lower bound) and no normal or witness points.
     """
     geo_link, cap_link, ca, cb, cr, ia, ib, pair_start = shapes[:8]
     for k in range(ca.shape[0]):
         T = poses[geo_link[cap_link[k]]]
+        half = 0.0
         for i in range(3):
-            ends[k, 0, i] = T[i, 0] * ca[k, 0] + T[i, 1] * ca[k, 1] + T[i, 2] * ca[k, 2] + T[i, 3]
-            ends[k, 1, i] = T[i, 0] * cb[k, 0] + T[i, 1] * cb[k, 1] + T[i, 2] * cb[k, 2] + T[i, 3]
-    c1, c2, diff = np.empty(3), np.empty(3), np.empty(3)
+            u = T[i, 0] * ca[k, 0] + T[i, 1] * ca[k, 1] + T[i, 2] * ca[k, 2] + T[i, 3]
+            v = T[i, 0] * cb[k, 0] + T[i, 1] * cb[k, 1] + T[i, 2] * cb[k, 2] + T[i, 3]
+            ends[k, i], ends[k, 3 + i] = u, v
+            half += (v - u) * (v - u)
+        ends[k, 6] = 0.5 * math.sqrt(half) + cr[k]
     for p in range(pair_start.shape[0] - 1):
         best = math.inf
+        bound = math.inf
         for h in range(pair_start[p], pair_start[p + 1]):
             i, j = ia[h], ib[h]
-            s, t = segment_parameters(ends[i, 0], ends[i, 1], ends[j, 0], ends[j, 1])
-            for x in range(3):
-                c1[x] = ends[i, 0, x] + s * (ends[i, 1, x] - ends[i, 0, x])
-                c2[x] = ends[j, 0, x] + t * (ends[j, 1, x] - ends[j, 0, x])
-                diff[x] = c1[x] - c2[x]
-            length = math.sqrt(diff[0] * diff[0] + diff[1] * diff[1] + diff[2] * diff[2])
+            Ei, Ej = ends[i], ends[j]
+            x0 = 0.5 * (Ei[0] + Ei[3] - Ej[0] - Ej[3])
+            x1 = 0.5 * (Ei[1] + Ei[4] - Ej[1] - Ej[4])
+            x2 = 0.5 * (Ei[2] + Ei[5] - Ej[2] - Ej[5])
+            lower = math.sqrt(x0 * x0 + x1 * x1 + x2 * x2) - Ei[6] - Ej[6]
+            if lower >= cutoff:
+                bound = min(bound, lower)
+                continue
+            if lower >= best:
+                continue
+            d10, d11, d12 = Ei[3] - Ei[0], Ei[4] - Ei[1], Ei[5] - Ei[2]
+            d20, d21, d22 = Ej[3] - Ej[0], Ej[4] - Ej[1], Ej[5] - Ej[2]
+            s, t = _parameters(d10, d11, d12, d20, d21, d22, Ei[0] - Ej[0], Ei[1] - Ej[1],
+                               Ei[2] - Ej[2])
+            c10, c11, c12 = Ei[0] + s * d10, Ei[1] + s * d11, Ei[2] + s * d12
+            c20, c21, c22 = Ej[0] + t * d20, Ej[1] + t * d21, Ej[2] + t * d22
+            y0, y1, y2 = c10 - c20, c11 - c21, c12 - c22
+            length = math.sqrt(y0 * y0 + y1 * y1 + y2 * y2)
             d = length - cr[i] - cr[j]
             if not d < best:
                 continue
             best = d
             if length < 1e-12:      # intersecting segments: normal between the capsule centres
-                for x in range(3):
-                    diff[x] = 0.5 * (ends[i, 0, x] + ends[i, 1, x] - ends[j, 0, x]
-                                     - ends[j, 1, x])
-                if math.sqrt(diff[0] ** 2 + diff[1] ** 2 + diff[2] ** 2) < 1e-12:
-                    diff[0], diff[1], diff[2] = 0.0, 0.0, 1.0
-            norm = math.sqrt(diff[0] * diff[0] + diff[1] * diff[1] + diff[2] * diff[2])
+                y0, y1, y2 = x0, x1, x2
+                if math.sqrt(y0 * y0 + y1 * y1 + y2 * y2) < 1e-12:
+                    y0, y1, y2 = 0.0, 0.0, 1.0
+            norm = math.sqrt(y0 * y0 + y1 * y1 + y2 * y2)
             dist[p] = d
-            for x in range(3):
-                normal[p, x] = diff[x] / norm
-                wa[p, x] = c1[x] - cr[i] * normal[p, x]
-                wb[p, x] = c2[x] + cr[j] * normal[p, x]
+            normal[p, 0], normal[p, 1], normal[p, 2] = y0 / norm, y1 / norm, y2 / norm
+            wa[p, 0] = c10 - cr[i] * normal[p, 0]
+            wa[p, 1] = c11 - cr[i] * normal[p, 1]
+            wa[p, 2] = c12 - cr[i] * normal[p, 2]
+            wb[p, 0] = c20 + cr[j] * normal[p, 0]
+            wb[p, 1] = c21 + cr[j] * normal[p, 1]
+            wb[p, 2] = c22 + cr[j] * normal[p, 2]
+        if best == math.inf:
+            dist[p] = bound
 
 
 @numba.njit(cache=True)
@@ -235,7 +263,7 @@ def distance_gradient(poses, shapes, dist, normal, wa, wb, cutoff, G):
 def collision_work(tree, shapes):
     """Work arrays of :func:`self_collision_rows`: (poses, ends, dist, normal, wa, wb)."""
     P = shapes[7].shape[0] - 1
-    return (np.empty((tree[0].shape[0] + 1, 4, 4)), np.empty((shapes[2].shape[0], 2, 3)),
+    return (np.empty((tree[0].shape[0] + 1, 4, 4)), np.empty((shapes[2].shape[0], 8)),
             np.empty(P), np.empty((P, 3)), np.empty((P, 3)), np.empty((P, 3)))
 
 
@@ -252,7 +280,7 @@ def self_collision_rows(q, tree, shapes, task, e, J, work, gradient):
     d_min, act, gain, w = task
     poses, ends, dist, normal, wa, wb = work
     tree_poses(q, tree, poses)
-    pair_distances(poses, shapes, ends, dist, normal, wa, wb)
+    pair_distances(poses, shapes, ends, act, dist, normal, wa, wb)
     worst = 0.0
     for p in range(dist.shape[0]):
         gap = d_min - dist[p]
@@ -274,5 +302,5 @@ def distances_at(q, tree, shapes):
     """Distances (P,) of the checked pairs at q (n,) [m] (:meth:`CollisionModel.distances`)."""
     work = collision_work(tree, shapes)
     tree_poses(q, tree, work[0])
-    pair_distances(work[0], shapes, work[1], work[2], work[3], work[4], work[5])
+    pair_distances(work[0], shapes, work[1], math.inf, work[2], work[3], work[4], work[5])
     return work[2].copy()
