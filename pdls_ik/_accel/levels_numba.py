@@ -43,6 +43,7 @@ import numpy as np
 from pdls_ik._accel.chain_numba import turned
 from pdls_ik._accel.step_numba import (_auto_lambda, exactly_inside, jacobi_rows,
                                        posture_within_limits)
+from pdls_ik.pdls.pgs import ZERO_COLUMN
 
 #: per-level metrics of a step, columns of ``lm`` (3, 3): λ, rank, σ_min
 LM_LAMBDA, LM_RANK, LM_SIGMA = range(3)
@@ -287,11 +288,14 @@ def _stacked_pgs(levels, x0, box, params, wk, at_bound):
     for a in range(k):
         lo[a], up[a] = lo_step[cols[a]], up_step[cols[a]]
         xs[a] = min(max(x0[cols[a]], lo[a]), up[a])
+    zero = 0.0
+    for a in range(k):
+        zero = max(zero, ZERO_COLUMN * H[a, a])
     for _ in range(max_iterations):
         moved = 0.0
         for i in range(k):
             hii = H[i, i]
-            if hii <= 0.0:          # a zero column: x_i does not matter
+            if hii <= zero:         # a zero column (rounding noise): x_i does not matter
                 new = min(max(0.0, lo[i]), up[i])
             else:
                 acc = 0.0
