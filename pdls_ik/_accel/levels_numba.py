@@ -97,6 +97,44 @@ def _select_rows(levels, rmm, wk, norms, rc):
 
 
 @numba.njit(cache=True)
+def _triangularize(W, m, k):
+    """
+    Householder QR of the rows W[:m, :k + 1] in place: W ← R (upper triangular), Qᵀ applied.
+
+    Returns the rows left, min(m, k + 1). An orthogonal transformation on the left keeps the
+    singular values and right singular vectors of W[:, :k] and the products u_iᵀ b of the last
+    column b, so that the one-sided Jacobi SVD that follows works on at most k + 1 rows, of a
+    triangular matrix: a few sweeps instead of dozens for many nearly parallel rows (pairs of
+    fingers against the same link; Drmač & Veselić 2008, QR preconditioning).
+    """
+    cols = k + 1
+    r = min(m, cols)
+    for c in range(r):
+        acc = 0.0
+        for i in range(c, m):
+            acc += W[i, c] * W[i, c]
+        if acc == 0.0:
+            continue
+        alpha = -math.copysign(math.sqrt(acc), W[c, c])
+        v0 = W[c, c] - alpha
+        vv = v0 * v0 + acc - W[c, c] * W[c, c]
+        if vv <= 0.0:
+            continue
+        for j in range(c + 1, cols):
+            dot = v0 * W[c, j]
+            for i in range(c + 1, m):
+                dot += W[i, c] * W[i, j]
+            f = 2.0 * dot / vv
+            W[c, j] -= f * v0
+            for i in range(c + 1, m):
+                W[i, j] -= f * W[i, c]
+        W[c, c] = alpha
+        for i in range(c + 1, m):
+            W[i, c] = 0.0
+    return r
+
+
+@numba.njit(cache=True)
 def _priority_pass(levels, dtheta, active, free, lam_tmax_svd, project_last, wk, lm):
     """
     One pass of the priority loop (:func:`pdls_ik.pdls.step._priority_loop`) from Δθ (n,).
@@ -135,6 +173,8 @@ def _priority_pass(levels, dtheta, active, free, lam_tmax_svd, project_last, wk,
             m += 1
         if m == 0:
             continue
+        if m > 1:
+            m = _triangularize(W, m, n)
         Wm, sm, Qm = W[:m], s[:m], Q[:m, :m]
         Qm[:, :] = 0.0
         for i in range(m):

@@ -382,6 +382,9 @@ class CollisionPoseKernel:
         self.chain_idx = np.asarray(solver._sample_variables, dtype=np.int64)
         self.weights = (cfg.position_weight, cfg.orientation_weight)
         monitor = tuple(monitor) if cfg.random_restarts else (0, 1.0)
+        #: (q, largest violation [m]) of the last result of this kernel or of the solver's
+        #: tracking kernel: :meth:`task_errors` of that same q costs nothing
+        self.known = None
         self.options = (cfg.damping if cfg.damping >= 0.0 else -1.0, cfg.max_step,
                         OPTION_DEFAULTS['svd_tol'], OPTION_DEFAULTS['residual_tol'],
                         cfg.max_iterations, *monitor)
@@ -418,6 +421,7 @@ class CollisionPoseKernel:
             self.ch, self.bounds, self.pose, self.locks, self.coll, self.options, q, metrics)
         m = metrics.tolist()
         pos, ori = m[M_POS], m[M_ORI]
+        self.known = (q, m[M_VIOLATION])
         met, violation = self._violation(m[M_VIOLATION])
         wp, wo = self.weights
         return CollisionAttempt(q, STATUS_NAMES[status],
@@ -447,6 +451,7 @@ class CollisionPoseKernel:
 
         The collision task's error is its largest violation max(d_min − d, 0).
         """
-        worst = self._state(q, frame)[2]
+        known = self.known
+        worst = known[1] if known is not None and known[0] is q else self._state(q, frame)[2]
         met, _ = self._violation(worst)
         return {self.task.name: ((self.task.weight * worst) / self.task.weight, met)}

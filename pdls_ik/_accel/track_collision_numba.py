@@ -139,7 +139,17 @@ def track_cycle(q, ch, bounds, pose, locks, coll, posture_task, options, budget,
     shifted, pinned = _aim(q, ch, (lower, upper, lo, up, free), pose, locks, coll,
                            (tmax, svd_tol), shift, (ev, cw, wk, dtheta, lm, rc), at_bound)
     theta = np.minimum(np.maximum(q, lo), up)
-    worst = evaluate_levels(theta, ch, pose, locks, coll, shift, ev, cw)
+    moved = False
+    for j in range(n):
+        moved |= theta[j] != q[j]
+    if moved:
+        worst = evaluate_levels(theta, ch, pose, locks, coll, shift, ev, cw)
+    elif shifted:                    # the same θ: only the pose rows move to the waypoint
+        acc = 0.0
+        for r in range(rows):
+            e[p0 + r] -= shift[r]
+            acc += e[p0 + r] * e[p0 + r]
+        norms[2] = math.sqrt(acc)
     floors = np.empty(3)
     for k in range(3):
         floors[k] = tols[k] if tols[k] > 0.0 else 1e-12
@@ -203,9 +213,15 @@ def track_cycle(q, ch, bounds, pose, locks, coll, posture_task, options, budget,
         worst = evaluate_levels(theta, ch, pose, locks, coll, shift, ev, cw)
     for k in range(3):
         metrics[M_LEVEL + 4 * k] = norms[k]
-    q_out[:] = theta if status == CONVERGED or status == TIMED_OUT else best
-    shift[:] = 0.0
-    worst = evaluate_levels(q_out, ch, pose, locks, coll, shift, ev, cw)
+    if status == CONVERGED or status == TIMED_OUT:
+        q_out[:] = theta
+        if shifted:                  # errors against the goal: the pose rows without shift
+            for r in range(rows):
+                e[p0 + r] += shift[r]
+    else:
+        q_out[:] = best
+        shift[:] = 0.0
+        worst = evaluate_levels(q_out, ch, pose, locks, coll, shift, ev, cw)
     metrics[M_POS], metrics[M_ORI] = residual_errors(e[p0:], wp, wo, rows)
     metrics[M_VIOLATION] = worst
     return status, iteration
@@ -238,6 +254,8 @@ class CollisionTrackKernel:
         self._lam = cfg.damping if cfg.damping >= 0.0 else -1.0
         self._budget = (OPTION_DEFAULTS['svd_tol'], OPTION_DEFAULTS['residual_tol'],
                         cfg.tracking_max_iterations)
+        #: the solver's CollisionPoseKernel, whose task_errors reuse the cycle's violation
+        self._shared = getattr(solver, '_kernel', None)
         self.ready = False
 
     @property
@@ -270,5 +288,7 @@ class CollisionTrackKernel:
             (*self._posture, posture_bound), (self._lam, tmax, *self._budget),
             (min_iterations, deadline), (q_out, metrics))
         m = metrics.tolist()
+        if self._shared is not None:      # the task errors of q_out, for IKSolver's result
+            self._shared.known = (q_out, m[M_VIOLATION])
         return (q_out, STATUS_NAMES[status], level_lists(m, self.levels, bool(m[M_STEPPED])),
                 iterations, m[M_POS], m[M_ORI])
