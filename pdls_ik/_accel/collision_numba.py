@@ -270,7 +270,7 @@ def collision_work(tree, shapes):
 @numba.njit(cache=True)
 def self_collision_rows(q, tree, shapes, task, e, J, work, gradient):
     """
-    The task's weighted rows at q (n,): e (P,) and, if ``gradient``, J (P, n).
+    Fill the task's weighted rows at q (n,): e (P,) and, if ``gradient``, J (P, n).
 
     :meth:`pdls_ik.tasks.SelfCollisionTask.compute`: e = w (d_min − d) (times the gain γ while
     d ≥ d_min) for pairs closer than the activation distance, w (d_min − d_act) for the others

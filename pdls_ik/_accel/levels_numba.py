@@ -41,7 +41,7 @@ import math
 import numba
 import numpy as np
 from pdls_ik._accel.chain_numba import turned
-from pdls_ik._accel.step_numba import (_auto_lambda, exactly_inside, jacobi_rows,
+from pdls_ik._accel.step_numba import (auto_lambda, exactly_inside, jacobi_rows,
                                        posture_within_limits)
 from pdls_ik.pdls.pgs import ZERO_COLUMN
 
@@ -73,7 +73,7 @@ def _select_rows(levels, rmm, wk, norms, rc):
     norms (3,) out: each level's active residual norm (``PreparedLevels.norms``); rc (3,) out:
     whether its residual was clamped. Returns whether some inequality row waits (satisfied).
     """
-    J, e, start, ineq = levels[0], levels[1], levels[2], levels[3]
+    e, start, ineq = levels[1], levels[2], levels[3]
     on, pending, used = wk[0], wk[1], wk[2]
     waiting = False
     for k in range(3):
@@ -189,7 +189,7 @@ def _priority_pass(levels, dtheta, active, free, lam_tmax_svd, project_last, wk,
         lm[k, LM_RANK] = rank
         if rank == 0:
             continue
-        lam = lam_fixed if lam_fixed >= 0.0 else _auto_lambda(math.sqrt(e_acc), smin, tmax)
+        lam = lam_fixed if lam_fixed >= 0.0 else auto_lambda(math.sqrt(e_acc), smin, tmax)
         lm[k, LM_LAMBDA], lm[k, LM_SIGMA] = lam, smin
         project = k < POSE_LEVEL or project_last
         for i in range(m):
@@ -360,7 +360,9 @@ def _stacked_pgs(levels, x0, box, params, wk, at_bound):
 @numba.njit(cache=True)
 def inequality_box_step(levels, theta, box, params, out):
     """
-    The undamped step of the stack bounded by projected Gauss–Seidel (``"pgs_weighted"``).
+    Compute the undamped step of the stack bounded by projected Gauss–Seidel.
+
+    ``limit_strategy="pgs_weighted"``.
 
     :func:`pdls_ik.pdls.step.compute_step` with λ = 0, no residual clamp, no posture, no Δθ
     clamping and ``limit_strategy="pgs_weighted"``: each pass takes the unbounded priority-loop
@@ -402,7 +404,7 @@ def inequality_box_step(levels, theta, box, params, out):
 @numba.njit(cache=True)
 def adapt_levels(clamps, last_mag, tmax, last_norms, rc, floors, present):
     """
-    Update the residual clamps (3,) after a step, as :class:`pdls_ik.pdls.stepsize.AdaptiveStepSize`.
+    Update the residual clamps (3,) after a step (:class:`pdls_ik.pdls.stepsize.AdaptiveStepSize`).
 
     Without divergence check (IKSolver with extra tasks): slow down (halve every level's clamp,
     unset ones starting at the level's last residual norm, floored at its tolerance) when

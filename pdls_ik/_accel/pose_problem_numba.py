@@ -41,8 +41,8 @@ from pdls_ik._accel import in_cache
 from pdls_ik._accel.chain_numba import chain_tuple
 from pdls_ik._accel.collision_numba import (collision_tuple, collision_work, self_collision_rows,
                                             task_tuple)
-from pdls_ik._accel.ik_solver_numba import (_place, CONVERGED, evaluate, lock_residual,
-                                            MAX_ITERATIONS, MAX_TIME, now, OPTION_DEFAULTS,
+from pdls_ik._accel.ik_solver_numba import (CONVERGED, evaluate, lock_residual, MAX_ITERATIONS,
+                                            MAX_TIME, now, OPTION_DEFAULTS, place,
                                             residual_errors, STALLED, STATUS_NAMES, STUCK)
 from pdls_ik._accel.levels_numba import (adapt_levels, improves_levels, inequality_step,
                                          inequality_work)
@@ -59,8 +59,10 @@ M_SIZE = 16
 @numba.njit(cache=True)
 def level_work(n, L, P, rows):
     """
-    Work of :func:`evaluate_levels`: (J (R, n), e (R,), start (4,), inequality (R,), T, J6, P4,
-    e6, lock residual (L,), collision work, norms (3,)), R = L + P + rows.
+    Return the work of :func:`evaluate_levels` for L locks, P pairs and the pose rows.
+
+    (J (R, n), e (R,), start (4,), inequality (R,), T, J6, P4, e6, lock residual (L,), norms
+    (3,)), R = L + P + rows.
     """
     R = L + P + rows
     start = np.array([0, L, L + P, R], dtype=np.int64)
@@ -148,7 +150,7 @@ def solve_local(theta0, ch, bounds, pose, locks, coll, options, budget, out, lw)
         floors[k] = tols[k] if tols[k] > 0.0 else 1e-12
     no_posture = np.empty(0)
     theta[:] = theta0
-    _place(theta, lower, upper, continuous, periodic)
+    place(theta, lower, upper, continuous, periodic)
     worst = evaluate_levels(theta, ch, pose, locks, coll, shift, ev, cw)
     best[:] = theta
     best_key[:] = math.inf
@@ -184,8 +186,9 @@ def solve_local(theta0, ch, bounds, pose, locks, coll, options, budget, out, lw)
             adapt_levels(clamps, last_mag, tmax, last_norms, rc, floors, present)
         last_norms[:] = norms
         last_mag = inequality_step((ev[0], e, ev[2], ev[3], present), theta,
-                                   (lower, upper, free, periodic), (lam_fixed, tmax, svd_tol, True),
-                                   clamps, no_posture, (dtheta, wk, lm, rc, norms))
+                                   (lower, upper, free, periodic),
+                                   (lam_fixed, tmax, svd_tol, True), clamps, no_posture,
+                                   (dtheta, wk, lm, rc, norms))
         for k in range(3):
             for c in range(3):
                 metrics[M_LEVEL + 4 * k + 1 + c] = lm[k, c]
@@ -193,7 +196,7 @@ def solve_local(theta0, ch, bounds, pose, locks, coll, options, budget, out, lw)
         metrics[M_STEPPED] = 1.0
         for j in range(n):
             nxt[j] = theta[j] + dtheta[j]
-        _place(nxt, lower, upper, continuous, periodic)
+        place(nxt, lower, upper, continuous, periodic)
         acc = 0.0
         for j in range(n):
             acc += (nxt[j] - theta[j]) ** 2
@@ -225,7 +228,7 @@ def attempt_scores(q, ch, pose, locks, coll, ev, cw):
 @numba.njit(cache=True)
 def solve_restarts(run, ch, bounds, pose, locks, coll, options, best_q, metrics):
     """
-    Run IKSolver.solve's loop of local solves (:func:`pdls_ik._accel.ik_solver_numba.solve_restarts`).
+    Run IKSolver.solve's loop of local solves, as :mod:`pdls_ik._accel.ik_solver_numba` does.
 
     Attempts ranked by (collision violation, weighted pose error), as the NumPy reference ranks
     them with extra tasks. run = (start, use_start, seeds, chain_idx, first, deadline,
@@ -312,7 +315,7 @@ def collision_level_unsupported(solver) -> str:
     groups = solver._problem.stack.groups
     if task.optional or len(groups) != len(expected) or \
             any(len(g) != 1 or g[0] is not t for g, t in zip(groups, expected)):
-        return ("the self-collision level is not a level of its own between the locks and the "
+        return ('the self-collision level is not a level of its own between the locks and the '
                 'pose (its priority must be above pose_priority)')
     return ''
 
@@ -329,7 +332,7 @@ def level_lists(m: List[float], levels: List[int], stepped: bool):
 
 def collision_arguments(solver, lock_tol: float) -> tuple:
     """
-    The constant kernel arguments of an IKSolver with a self-collision level.
+    Return the constant kernel arguments of an IKSolver with a self-collision level.
 
     (chain tuple, pose tuple, locks tuple, coll tuple, present levels, target (4, 4)): read from
     the solver's frame task, locks, its one SelfCollisionTask and its problem's level

@@ -555,3 +555,7 @@ def improves_best(norm_lock, norm_pose, locked, residual_tol, best_key):
         best_key[0], best_key[1] = k0, k1
         return True
     return False
+
+
+#: public name of the automatic λ for the other kernels (levels_numba)
+auto_lambda = _auto_lambda

@@ -37,6 +37,7 @@ import math
 import numba
 import numpy as np
 from pdls_ik._accel import in_cache
+from pdls_ik._accel.collision_numba import collision_work
 from pdls_ik._accel.ik_solver_numba import (CONVERGED, MAX_ITERATIONS, now,
                                             OPTION_DEFAULTS, residual_errors, STALLED,
                                             STATUS_NAMES)
@@ -46,7 +47,6 @@ from pdls_ik._accel.pose_problem_numba import (collision_arguments, collision_me
                                                evaluate_levels, level_lists, level_work, M_LEVEL,
                                                M_ORI, M_POS, M_SIZE, M_STEPPED, M_VIOLATION,
                                                state_errors)
-from pdls_ik._accel.collision_numba import collision_work
 from pdls_ik._accel.step_numba import locks_held
 
 PGS_LEVEL_WEIGHT, PGS_MAX_ITERATIONS, PGS_TOL = 1e-3, 200, 1e-12
@@ -56,7 +56,7 @@ TIMED_OUT = 3
 @numba.njit(cache=True)
 def _aim(theta, ch, bounds, pose, locks, coll, tmax_svd, shift, work, at_bound):
     """
-    The cycle's target from θ (n,) (``TrackProblem.aim``): fills shift; narrows lo, up in place.
+    Choose the cycle's target from θ (n,) (``TrackProblem.aim``): shift; lo, up narrowed.
 
     Returns (shifted, pinned): whether the target is a waypoint (the goal is out of the box's
     reach to first order) and whether no free variable is left to move.
