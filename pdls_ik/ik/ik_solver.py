@@ -128,7 +128,9 @@ class IKSolver:
         ``fixed_joints`` are not moved). Success then also needs every required extra task
         within its own tolerance (:func:`pdls_ik.ik.task_problem.task_error`); the joints they
         move are freed and sampled by the random restarts (e.g. the passive joints of a
-        closed chain); the one-shot solves run on the NumPy backend.
+        closed chain); they run on the NumPy backend, but for a lone
+        :class:`~pdls_ik.tasks.SelfCollisionTask` on its own level (compiled, one-shot and
+        tracking).
 
     Levels (ranked as MSim's robot PDLS solver ``msim.control.Solver`` ranks its effectors):
     closure invariants (if any) > joint locks (if any) > targets by priority (the pose task at
