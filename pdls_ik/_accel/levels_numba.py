@@ -43,6 +43,7 @@ import numpy as np
 from pdls_ik._accel.chain_numba import turned
 from pdls_ik._accel.step_numba import (auto_lambda, exactly_inside, jacobi_rows,
                                        posture_within_limits)
+from pdls_ik.pdls.levels import ACTIVE_TOL
 from pdls_ik.pdls.pgs import ZERO_COLUMN
 
 #: per-level metrics of a step, columns of ``lm`` (3, 3): λ, rank, σ_min
@@ -79,7 +80,7 @@ def _select_rows(levels, rmm, wk, norms, rc):
     for k in range(3):
         acc = 0.0
         for r in range(start[k], start[k + 1]):
-            on[r] = not ineq[r] or e[r] > 0.0
+            on[r] = not ineq[r] or e[r] > ACTIVE_TOL
             pending[r] = not on[r]
             waiting |= pending[r]
             used[r] = e[r]
@@ -217,7 +218,7 @@ def _activate(levels, dtheta, wk):
             acc = 0.0
             for j in range(J.shape[1]):
                 acc += J[r, j] * dtheta[j]
-            if e[r] - acc > 0.0:
+            if e[r] - acc > ACTIVE_TOL:
                 on[r] = True
                 pending[r] = False
                 used[r] = e[r]

@@ -48,6 +48,7 @@ from pdls_ik._accel.levels_numba import (adapt_levels, improves_levels, inequali
                                          inequality_work)
 from pdls_ik._accel.step_numba import lock_arrays, locks_held
 from pdls_ik.model.chain_arrays import ChainArrays
+from pdls_ik.pdls.levels import ACTIVE_TOL
 from pdls_ik.tasks.self_collision_task import SelfCollisionTask
 
 #: metrics vector of a solve: per level (lock, collision, pose) norm, λ, rank, σ_min at
@@ -97,7 +98,7 @@ def evaluate_levels(theta, ch, pose, locks, coll, shift, ev, cw):
     worst = self_collision_rows(theta, tree, shapes, task, e[c0:p0], J[c0:p0], cw, True)
     acc = 0.0
     for r in range(c0, p0):
-        if e[r] > 0.0:
+        if e[r] > ACTIVE_TOL:
             acc += e[r] * e[r]
     norms[1] = math.sqrt(acc)
     evaluate(theta, target, wp, wo, rows, ch, T, J6, P4, e6)

@@ -28,7 +28,7 @@ from pdls_ik import IKSolver, load_urdf
 from pdls_ik._accel import available as numba_available
 from pdls_ik.config import IKConfig
 from pdls_ik.errors import ConfigError
-from pdls_ik.model.collision import collision_model
+from pdls_ik.model.collision import Capsule, collision_model, CollisionModel
 from pdls_ik.tasks import PositionBoundTask, SelfCollisionTask
 from pdls_ik.tasks.self_collision_task import damper_gain
 import pytest
@@ -168,6 +168,47 @@ def test_tracking_cycles_agree_along_a_path_pushed_through_the_body(panda, posit
     assert closest >= D_MIN - 2e-3 and 'not_converged' in statuses
     if position_only:
         assert closest < D_MIN + 1e-3             # the hand slid along the margin
+
+
+def test_periodic_joints_full_pose_and_tracking_on_the_ur5():
+    """The UR5's ±2π joints turn through their limits; capsules along its links by hand."""
+    robot = load_urdf(REPO / 'urdf' / 'ur5.urdf')
+    caps = [Capsule('base_link', (0, 0, 0), (0, 0, 0.08), 0.08),
+            Capsule('shoulder_link', (0, 0, -0.05), (0, 0, 0.05), 0.07),
+            Capsule('upper_arm_link', (0, 0, 0), (0, 0, 0.425), 0.06),
+            Capsule('forearm_link', (0, 0, 0), (0, 0, 0.39), 0.05),
+            Capsule('wrist_1_link', (0, 0, 0), (0, 0.09, 0), 0.045),
+            Capsule('wrist_3_link', (0, 0, 0), (0, 0.08, 0), 0.045)]
+    model = CollisionModel(robot, caps)
+    d_min, dt = 0.002, 0.01
+    task = SelfCollisionTask(robot, model, d_min=d_min)
+    compiled = IKSolver(robot, 'tool0', timeout=NO_TIME_LIMIT, extra_tasks=[task])
+    reference = IKSolver(robot, 'tool0', timeout=NO_TIME_LIMIT, backend='numpy',
+                         extra_tasks=[task])
+    assert compiled.backend == 'numba' and compiled._options.periodic_variables.all()
+    rng = np.random.default_rng(2)
+    restarted = 0
+    for i in range(7):
+        goal = robot.forward_kinematics(rng.uniform(-np.pi, np.pi, 6), 'tool0')
+        seed = rng.uniform(-6, 6, 6)           # outside ±π: turned into the limits
+        a, b = compiled.solve(goal, seed=seed), reference.solve(goal, seed=seed)
+        _same(a, b)
+        assert a.success and model.distances(a.q).distance.min() >= d_min - 1e-6
+        restarted += a.restarts > 0
+    assert restarted
+    damped = SelfCollisionTask(robot, model, d_min=d_min, gain=damper_gain(0.5, dt, d_min, 0.1))
+    compiled = IKSolver(robot, 'tool0', tracking_timeout=10.0, extra_tasks=[damped])
+    reference = IKSolver(robot, 'tool0', tracking_timeout=10.0, backend='numpy',
+                         extra_tasks=[damped])
+    q = np.array([0.0, -1.2, 1.8, -2.0, -1.57, 0.0])
+    T0 = robot.forward_kinematics(q, 'tool0')
+    for k in range(100):                # the tool driven down beside the base
+        goal = T0.copy()
+        goal[:3, 3] = T0[:3, 3] + min(1.0, k / 70) * (np.array([0.05, 0.05, 0.3]) - T0[:3, 3])
+        a, b = compiled.track(goal, q, dt), reference.track(goal, q, dt)
+        _same(a, b)
+        q = b.q
+    assert model.distances(q).distance.min() >= d_min - 1e-3
 
 
 def test_compiled_only_for_one_collision_level_of_its_own(panda):
