@@ -161,15 +161,19 @@ def pair_distances(poses, shapes, ends, cutoff, dist, normal, wa, wb):
     Distances dist (P,) of the checked pairs, their normals and witness points (P, 3) each.
 
     :meth:`pdls_ik.model.collision.CollisionModel.distances` from the link poses (links, 4, 4);
-    ends: (C, 8) work (each capsule's end points in the root frame, then its bounding sphere:
-    centre and radius). The closest capsule pair of a link pair is the first of smallest
-    distance. A capsule pair whose bounding spheres are farther apart than the best distance so
-    far is skipped (it cannot be closer), and so is one farther than ``cutoff`` [m] (inf:
-    exact distances): a link pair whose capsules are all beyond the cutoff gets a distance ≥
-    cutoff (a lower bound) and no normal or witness points.
+    ends: (C + G, 8) work (each capsule's end points in the root frame and its bounding sphere
+    radius; then each link's bounding sphere: centre, radius). The closest capsule pair of a
+    link pair is the first of smallest distance. Bounding spheres cull: a capsule pair farther
+    apart than the best distance so far is skipped (it cannot be closer), and so is a link pair
+    or a capsule pair farther than ``cutoff`` [m] (inf: exact distances): a link pair beyond the
+    cutoff gets a distance ≥ cutoff (a lower bound) and no normal or witness points.
     """
-    geo_link, cap_link, ca, cb, cr, ia, ib, pair_start = shapes[:8]
-    for k in range(ca.shape[0]):
+    geo_link, cap_link, ca, cb, cr, ia, ib, pair_start, pair_links = shapes[:9]
+    C, G = ca.shape[0], geo_link.shape[0]
+    for g in range(G):
+        ends[C + g, 0] = ends[C + g, 1] = ends[C + g, 2] = ends[C + g, 3] = 0.0
+        ends[C + g, 4] = ends[C + g, 5] = 0.0
+    for k in range(C):
         T = poses[geo_link[cap_link[k]]]
         half = 0.0
         for i in range(3):
@@ -177,28 +181,48 @@ def pair_distances(poses, shapes, ends, cutoff, dist, normal, wa, wb):
             v = T[i, 0] * cb[k, 0] + T[i, 1] * cb[k, 1] + T[i, 2] * cb[k, 2] + T[i, 3]
             ends[k, i], ends[k, 3 + i] = u, v
             half += (v - u) * (v - u)
+            ends[C + cap_link[k], i] += 0.5 * (u + v)
         ends[k, 6] = 0.5 * math.sqrt(half) + cr[k]
+        ends[C + cap_link[k], 4] += 1.0
+    for k in range(C):          # each link's sphere: about the mean of its capsules' centres
+        g = C + cap_link[k]
+        if ends[g, 4] > 0.0:
+            for i in range(3):
+                ends[g, i] /= ends[g, 4]
+            ends[g, 4] = 0.0
+        x0 = 0.5 * (ends[k, 0] + ends[k, 3]) - ends[g, 0]
+        x1 = 0.5 * (ends[k, 1] + ends[k, 4]) - ends[g, 1]
+        x2 = 0.5 * (ends[k, 2] + ends[k, 5]) - ends[g, 2]
+        ends[g, 3] = max(ends[g, 3], math.sqrt(x0 * x0 + x1 * x1 + x2 * x2) + ends[k, 6])
     for p in range(pair_start.shape[0] - 1):
+        ga, gb = C + pair_links[p, 0], C + pair_links[p, 1]
+        x0, x1, x2 = ends[ga, 0] - ends[gb, 0], ends[ga, 1] - ends[gb, 1], \
+            ends[ga, 2] - ends[gb, 2]
+        lower = math.sqrt(x0 * x0 + x1 * x1 + x2 * x2) - ends[ga, 3] - ends[gb, 3]
+        if lower >= cutoff:
+            dist[p] = lower
+            continue
         best = math.inf
         bound = math.inf
         for h in range(pair_start[p], pair_start[p + 1]):
             i, j = ia[h], ib[h]
-            Ei, Ej = ends[i], ends[j]
-            x0 = 0.5 * (Ei[0] + Ei[3] - Ej[0] - Ej[3])
-            x1 = 0.5 * (Ei[1] + Ei[4] - Ej[1] - Ej[4])
-            x2 = 0.5 * (Ei[2] + Ei[5] - Ej[2] - Ej[5])
-            lower = math.sqrt(x0 * x0 + x1 * x1 + x2 * x2) - Ei[6] - Ej[6]
+            x0 = 0.5 * (ends[i, 0] + ends[i, 3] - ends[j, 0] - ends[j, 3])
+            x1 = 0.5 * (ends[i, 1] + ends[i, 4] - ends[j, 1] - ends[j, 4])
+            x2 = 0.5 * (ends[i, 2] + ends[i, 5] - ends[j, 2] - ends[j, 5])
+            lower = math.sqrt(x0 * x0 + x1 * x1 + x2 * x2) - ends[i, 6] - ends[j, 6]
             if lower >= cutoff:
                 bound = min(bound, lower)
                 continue
             if lower >= best:
                 continue
-            d10, d11, d12 = Ei[3] - Ei[0], Ei[4] - Ei[1], Ei[5] - Ei[2]
-            d20, d21, d22 = Ej[3] - Ej[0], Ej[4] - Ej[1], Ej[5] - Ej[2]
-            s, t = _parameters(d10, d11, d12, d20, d21, d22, Ei[0] - Ej[0], Ei[1] - Ej[1],
-                               Ei[2] - Ej[2])
-            c10, c11, c12 = Ei[0] + s * d10, Ei[1] + s * d11, Ei[2] + s * d12
-            c20, c21, c22 = Ej[0] + t * d20, Ej[1] + t * d21, Ej[2] + t * d22
+            d10, d11, d12 = ends[i, 3] - ends[i, 0], ends[i, 4] - ends[i, 1], \
+                ends[i, 5] - ends[i, 2]
+            d20, d21, d22 = ends[j, 3] - ends[j, 0], ends[j, 4] - ends[j, 1], \
+                ends[j, 5] - ends[j, 2]
+            s, t = _parameters(d10, d11, d12, d20, d21, d22, ends[i, 0] - ends[j, 0],
+                               ends[i, 1] - ends[j, 1], ends[i, 2] - ends[j, 2])
+            c10, c11, c12 = ends[i, 0] + s * d10, ends[i, 1] + s * d11, ends[i, 2] + s * d12
+            c20, c21, c22 = ends[j, 0] + t * d20, ends[j, 1] + t * d21, ends[j, 2] + t * d22
             y0, y1, y2 = c10 - c20, c11 - c21, c12 - c22
             length = math.sqrt(y0 * y0 + y1 * y1 + y2 * y2)
             d = length - cr[i] - cr[j]
@@ -263,7 +287,8 @@ def distance_gradient(poses, shapes, dist, normal, wa, wb, cutoff, G):
 def collision_work(tree, shapes):
     """Work arrays of :func:`self_collision_rows`: (poses, ends, dist, normal, wa, wb)."""
     P = shapes[7].shape[0] - 1
-    return (np.empty((tree[0].shape[0] + 1, 4, 4)), np.empty((shapes[2].shape[0], 8)),
+    return (np.empty((tree[0].shape[0] + 1, 4, 4)),
+            np.empty((shapes[2].shape[0] + shapes[0].shape[0], 8)),
             np.empty(P), np.empty((P, 3)), np.empty((P, 3)), np.empty((P, 3)))
 
 
