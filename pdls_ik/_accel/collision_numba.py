@@ -23,15 +23,15 @@ configuration, without allocation in the loop. The link poses come from one pass
 linkage's tree (:func:`pdls_ik.model.kinematics.tree_poses`).
 
 Arguments travel in two tuples (:func:`collision_tuple`): ``tree`` = (basis (J, 4, 16), qidx
-(J,), multiplier (J,), offset (J,), parent (J,), child (J,), root) for the joints of the
-linkage in topological order, and ``shapes`` = (geo_link (G,), cap_link (C,), a (C, 3),
-b (C, 3), radius (C,), ia (CP,), ib (CP,), pair_start (P + 1,), pair_links (P, 2), joint_link
-(K,), joint_axis (K, 3), revolute (K,), column (K,), multiplier (K,), ancestors (G, K)) for the
-model: G links with geometry (their linkage link indices), C capsules (their model link), CP
-capsule pairs grouped by link pair (pair p owns ``pair_start[p]:pair_start[p + 1]``), K moving
-joints (child link, axis in the child frame, column of q and mimic multiplier), and which
-joints lie above each link. ``test/_accel/test_collision_numba.py`` holds them against the NumPy
-reference.
+(J,), multiplier (J,), offset (J,), parent (J,), child (J,), root, number of links) for the
+joints of the linkage in topological order, and ``shapes`` = (geo_link (G,), cap_link (C,),
+a (C, 3), b (C, 3), radius (C,), ia (CP,), ib (CP,), pair_start (P + 1,), pair_links (P, 2),
+joint_link (K,), joint_axis (K, 3), revolute (K,), column (K,), multiplier (K,), ancestors
+(G, K)) for the model: G links with geometry (their linkage link indices), C capsules (their
+model link), CP capsule pairs grouped by link pair (pair p owns
+``pair_start[p]:pair_start[p + 1]``), K moving joints (child link, axis in the child frame,
+column of q and mimic multiplier), and which joints lie above each link.
+``test/_accel/test_collision_numba.py`` holds them against the NumPy reference.
 """
 from __future__ import annotations
 
@@ -58,7 +58,7 @@ def collision_tuple(model) -> tuple:
             np.asarray(motions.multiplier, dtype=float), np.asarray(motions.offset, dtype=float),
             np.array([j.parent for j in linkage.joints], dtype=np.int64),
             np.array([j.child for j in linkage.joints], dtype=np.int64),
-            int(linkage.link_index(linkage.root_link)))
+            int(linkage.link_index(linkage.root_link)), len(linkage.link_names))
     joints = linkage.joints
     above = [j for j, joint in enumerate(joints) if joint.moving]
     starts = np.append(model._starts, model._ia.size).astype(np.int64)
@@ -92,7 +92,7 @@ def tree_poses(q, tree, poses):
 
     As :func:`pdls_ik.model.kinematics.tree_poses` (joints in topological order).
     """
-    basis, qidx, mult, offset, parent, child, root = tree
+    basis, qidx, mult, offset, parent, child, root = tree[:7]
     n = q.shape[0]
     poses[root, :, :] = 0.0
     for i in range(4):
@@ -287,7 +287,7 @@ def distance_gradient(poses, shapes, dist, normal, wa, wb, cutoff, G):
 def collision_work(tree, shapes):
     """Work arrays of :func:`self_collision_rows`: (poses, ends, dist, normal, wa, wb)."""
     P = shapes[7].shape[0] - 1
-    return (np.empty((tree[0].shape[0] + 1, 4, 4)),
+    return (np.empty((tree[7], 4, 4)),
             np.empty((shapes[2].shape[0] + shapes[0].shape[0], 8)),
             np.empty(P), np.empty((P, 3)), np.empty((P, 3)), np.empty((P, 3)))
 
