@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-Self-collision level on the bundled Panda: success and time with and without it.
+Self-collision level on the bundled Panda: success and time with and without it, and tracking.
 
 Goals for the hand (``panda_link8``, position only): half are the FK of random in-limit
 configurations, half are placed against the robot's own links (a random point on the surface of
@@ -21,16 +21,26 @@ a random capsule of panda_link0…panda_link4 at a random configuration, moved 2
 surface normal). Each goal is solved from a random in-limit seed by IKSolver with the default
 tolerances and a ``--timeout`` (default 20 ms), with restarts:
 
-- ``without``: no collision level (compiled backend when numba is there, and the NumPy backend);
-- ``with``: the SelfCollisionTask level above the pose (d_min = 1 cm), NumPy backend.
+- ``without``: no collision level, compiled backend (numba) and NumPy backend;
+- ``with level``: the SelfCollisionTask level above the pose (d_min = 1 cm), compiled
+  (:mod:`pdls_ik._accel.pose_problem_numba`) and NumPy backends.
 
 Every success is checked independently: Pinocchio's FK of the hand within 1e-5 m of the goal,
 and coal's distance between every checked pair of capsules placed at Pinocchio's link poses
-≥ d_min − 1e-6 m. Reported: success rate, mean time over all attempts, and how many successes
-are in collision (pairs below d_min by coal).
+≥ d_min − 1e-6 m. Reported: success rate, mean and p95 time over all attempts, and how many
+successes are in collision (pairs below d_min by coal), and the mean time of the successes
+(a goal that cannot be reached without contact spends the whole timeout).
+
+Tracking (1 kHz, dt = 1 ms, compiled backend; levels finger lock > self-collision (velocity
+damper, 0.5 m/s at 10 cm) > pose > posture): the demo's figure-eight (full pose, 5 s) and a
+hand goal pushed through the robot's base (position only, 3 s: the collision level active),
+each with and without the level: solve time per cycle p50 / p99, wall clock and CPU time of the
+thread (a wall-clock spike with a flat CPU time is the process waiting for a core), the smallest
+pair distance reached.
 
     python benchmarks/self_collision.py            # N = 1000
     python benchmarks/self_collision.py -n 100
+    python benchmarks/self_collision.py --tracking-only
 """
 from __future__ import annotations
 
@@ -46,10 +56,12 @@ for _var in ('OPENBLAS_NUM_THREADS', 'OMP_NUM_THREADS', 'MKL_NUM_THREADS'):
 import coal  # noqa: E402,I100
 import numpy as np  # noqa: E402
 from pdls_ik import IKSolver, load_urdf  # noqa: E402
+from pdls_ik.cli.demo_path import default_path  # noqa: E402
 from pdls_ik.config import IKConfig  # noqa: E402
 from pdls_ik.model.collision import collision_model  # noqa: E402
 from pdls_ik.resources import bundled_urdf  # noqa: E402
 from pdls_ik.tasks import SelfCollisionTask  # noqa: E402
+from pdls_ik.tasks.self_collision_task import damper_gain  # noqa: E402
 import pinocchio as pin  # noqa: E402
 
 TIP, D_MIN = 'panda_link8', 0.01
@@ -148,22 +160,24 @@ def run(n, timeout, log=print):
     variants = {
         'without (numba)': IKSolver(robot, TIP, config=fast),
         'without (numpy)': IKSolver(robot, TIP, config=ref),
+        'with level (numba)': IKSolver(robot, TIP, config=fast, extra_tasks=[task]),
         'with level (numpy)': IKSolver(robot, TIP, config=ref, extra_tasks=[task]),
     }
     rows = []
     half = n // 2
     for label, ik in variants.items():
-        ik.warm_up() if hasattr(ik, 'warm_up') else None
+        ik.warm_up()
         ik.solve((targets[0], (0, 0, 0, 1)), seed=seeds[0])
         for part, sl in (('random', slice(0, half)), ('against body', slice(half, n))):
             ok = colliding = 0
-            times = []
+            times, solved = [], []
             for goal, seed in zip(targets[sl], seeds[sl]):
                 t0 = time.perf_counter()
                 res = ik.solve((goal, (0, 0, 0, 1)), seed=seed)
                 times.append(time.perf_counter() - t0)
                 if not res.success:
                     continue
+                solved.append(times[-1])
                 reached = np.linalg.norm(check.pose(res.q, TIP)[:3, 3] - goal) <= 1e-5
                 inside = np.all(res.q >= robot.lower) and np.all(res.q <= robot.upper)
                 if reached and inside:
@@ -174,11 +188,56 @@ def run(n, timeout, log=print):
             row = {'solver': label, 'goals': part, 'n': count,
                    'success': 100.0 * ok / count, 'mean_ms': 1e3 * float(np.mean(times)),
                    'p95_ms': 1e3 * float(np.percentile(times, 95)),
+                   'mean_success_ms': 1e3 * float(np.mean(solved)) if solved else float('nan'),
                    'successes_below_d_min': colliding}
             rows.append(row)
             log(f"{label:20s} {part:13s} success {row['success']:5.1f} %  mean "
-                f"{row['mean_ms']:6.2f} ms  p95 {row['p95_ms']:6.2f} ms  successes below d_min "
-                f'(coal): {colliding}')
+                f"{row['mean_ms']:6.2f} ms  p95 {row['p95_ms']:6.2f} ms  mean of successes "
+                f"{row['mean_success_ms']:6.2f} ms  successes below d_min (coal): {colliding}")
+    rows += tracking(robot, model, log)
+    return rows
+
+
+def tracking(robot, model, log=print, rate=1000.0):
+    """Tracking cycles at ``rate`` [Hz] with and without the level (module docstring)."""
+    dt = 1.0 / rate
+    gain = damper_gain(0.5, dt, D_MIN, 0.1)
+    rows = []
+    path, home = default_path(robot, TIP, robot_name='panda')
+    start = robot.forward_kinematics(home, TIP)[:3, 3]
+    end = np.array([0.1, 0.0, 0.15])                        # beside the base: through links 0-2
+    cases = {'figure-eight (pose)': (False, 5.0, lambda t: path.pose(t)),
+             'pushed through the base (position)': (True, 3.0, lambda t: (
+                 start + min(1.0, t / 2.0) * (end - start), (0, 0, 0, 1)))}
+    for case, (position_only, duration, goal_at) in cases.items():
+        for level in (False, True):
+            task = SelfCollisionTask(robot, model, d_min=D_MIN, gain=gain)
+            ik = IKSolver(robot, TIP, config=IKConfig(
+                position_only=position_only, locked_joints=['panda_finger_joint1'],
+                locked_positions=[float(home[-1])]), extra_tasks=[task] if level else None)
+            ik.warm_up()
+            q = home.copy()
+            ik.track(goal_at(0.0), q, dt)
+            wall, cpu, closest = [], [], np.inf
+            for k in range(int(round(duration * rate))):
+                c0, t0 = time.thread_time(), time.perf_counter()
+                res = ik.track(goal_at(k * dt), q, dt)
+                wall.append(time.perf_counter() - t0)
+                cpu.append(time.thread_time() - c0)
+                q = res.q
+                if k % 10 == 0:
+                    closest = min(closest, float(model.distances(q).distance.min()))
+            wall, cpu = 1e3 * np.array(wall), 1e3 * np.array(cpu)
+            row = {'tracking': case, 'level': level, 'backend': ik.backend, 'cycles': len(wall),
+                   'p50_ms': float(np.percentile(wall, 50)),
+                   'p99_ms': float(np.percentile(wall, 99)),
+                   'cpu_p50_ms': float(np.percentile(cpu, 50)),
+                   'cpu_p99_ms': float(np.percentile(cpu, 99)), 'closest_pair_m': closest}
+            rows.append(row)
+            log(f"tracking {case:36s} {'with level' if level else 'without':10s} "
+                f"({ik.backend}) p50 {row['p50_ms']:.3f} ms  p99 {row['p99_ms']:.3f} ms  CPU "
+                f"p50 {row['cpu_p50_ms']:.3f} ms  p99 {row['cpu_p99_ms']:.3f} ms  closest pair "
+                f'{closest * 1e3:6.1f} mm (1 kHz budget: 1 ms)')
     return rows
 
 
@@ -186,8 +245,15 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     parser.add_argument('-n', type=int, default=1000)
     parser.add_argument('--timeout', type=float, default=0.02, help='[s] per goal')
+    parser.add_argument('--tracking-only', action='store_true', help='only the tracking runs')
     args = parser.parse_args()
-    run(args.n, args.timeout)
+    if args.tracking_only:
+        robot = load_urdf(bundled_urdf('panda'))
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            tracking(robot, collision_model(robot))
+    else:
+        run(args.n, args.timeout)
     return 0
 
 

@@ -429,3 +429,7 @@ class PoseKernel:
         pos, ori = pose_errors(np.ascontiguousarray(q, dtype=float), self._target(frame),
                                self.ch, self.rows)
         return float(pos), float(ori)
+
+
+#: public name of the placement in the limits for the other kernels (pose_problem_numba)
+place = _place

@@ -34,6 +34,7 @@ import math
 import numba
 import numpy as np
 from pdls_ik._accel.chain_numba import turned
+from pdls_ik.pdls.pgs import ZERO_COLUMN
 from pdls_ik.pdls.posture import PROJECTOR_TOL
 
 #: per-level metrics of a step, rows (lock level, pose level): λ, rank, σ_min
@@ -455,11 +456,14 @@ def pgs_box_step(levels, x0, box, params, out):
     for a in range(k):
         lo[a], up[a] = lo_step[cols[a]], up_step[cols[a]]
         xs[a] = min(max(x0[cols[a]], lo[a]), up[a])
+    zero = 0.0
+    for a in range(k):
+        zero = max(zero, ZERO_COLUMN * H[a, a])
     for _ in range(max_iterations):
         moved = 0.0
         for i in range(k):
             hii = H[i, i]
-            if hii <= 0.0:          # a zero column: x_i does not matter
+            if hii <= zero:         # a zero column (rounding noise): x_i does not matter
                 new = min(max(0.0, lo[i]), up[i])
             else:
                 acc = 0.0
@@ -551,3 +555,7 @@ def improves_best(norm_lock, norm_pose, locked, residual_tol, best_key):
         best_key[0], best_key[1] = k0, k1
         return True
     return False
+
+
+#: public name of the automatic λ for the other kernels (levels_numba)
+auto_lambda = _auto_lambda

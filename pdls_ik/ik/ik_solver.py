@@ -128,7 +128,9 @@ class IKSolver:
         ``fixed_joints`` are not moved). Success then also needs every required extra task
         within its own tolerance (:func:`pdls_ik.ik.task_problem.task_error`); the joints they
         move are freed and sampled by the random restarts (e.g. the passive joints of a
-        closed chain); the one-shot solves run on the NumPy backend.
+        closed chain); they run on the NumPy backend, but for a lone
+        :class:`~pdls_ik.tasks.SelfCollisionTask` on its own level (compiled, one-shot and
+        tracking).
 
     Levels (ranked as MSim's robot PDLS solver ``msim.control.Solver`` ranks its effectors):
     closure invariants (if any) > joint locks (if any) > targets by priority (the pose task at
@@ -239,7 +241,13 @@ class IKSolver:
         #: ``config.backend``)
         self.backend = 'numpy' if cfg.backend == 'numpy' or reason else 'numba'
         self._track_kernel = None
-        if self.backend == 'numba':
+        if self.backend == 'numba' and extra:      # the self-collision level, compiled
+            from pdls_ik._accel.pose_problem_numba import CollisionPoseKernel
+            from pdls_ik._accel.track_collision_numba import CollisionTrackKernel
+            self._kernel = CollisionPoseKernel(self, periodic, (RESTART_WINDOW, RESTART_RATIO),
+                                               LOCK_TOL)
+            self._track_kernel = CollisionTrackKernel(self, LOCK_TOL)
+        elif self.backend == 'numba':
             from pdls_ik._accel.ik_solver_numba import PoseKernel
             from pdls_ik._accel.track_problem_numba import TrackKernel
             self._kernel = PoseKernel(linkage, tip, base, self.chain_variables,
@@ -253,7 +261,10 @@ class IKSolver:
         if not numba_available():
             return 'numba is not installed (pip install numba)'
         if self.extra_tasks:
-            return 'extra tasks (closures, CoM, bounds...) are solved by the NumPy code only'
+            from pdls_ik._accel.pose_problem_numba import collision_level_unsupported
+            reason = collision_level_unsupported(self)
+            if reason:
+                return reason
         if self.locks is not None and len(set(self.locks.indices.tolist())) < \
                 self.locks.indices.size:
             return 'a joint is locked twice'
@@ -355,7 +366,8 @@ class IKSolver:
             ok = all(abs(values[i] - v) <= LOCK_TOL for i, v in self._lock_pairs)
         task_errors = {}
         if self.extra_tasks:
-            errors = self._problem.errors(q)
+            errors = self._kernel.task_errors(q, self.frame) if self._kernel is not None \
+                else self._problem.errors(q)
             task_errors = {name: err for name, (err, _) in errors.items()}
             ok = ok and all(met for _, met in errors.values())
         if not ok and status == 'converged':

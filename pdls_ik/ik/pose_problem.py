@@ -16,14 +16,14 @@
 from __future__ import annotations
 
 import math
-from typing import Optional, Sequence, Tuple
+from typing import Dict, Optional, Sequence, Tuple
 
 import numpy as np
 from numpy.typing import NDArray
 from pdls_ik.ik.task_levels import LevelStack
-from pdls_ik.ik.task_problem import TaskProblem
+from pdls_ik.ik.task_problem import required, task_error, TaskProblem
 from pdls_ik.tasks import FrameTask, JointLockTask
-from pdls_ik.tasks.base import Task
+from pdls_ik.tasks.base import POSTURE, Task
 
 Array = NDArray[np.float64]
 #: a locked joint counts as held when within this of its value [rad or m]
@@ -51,6 +51,7 @@ class PoseProblem(TaskProblem):
         # θ of the last convergence test and the frame's (position, orientation) errors there
         self.last_theta: Optional[Array] = None
         self.last_errors: Tuple[float, float] = (math.inf, math.inf)
+        self._last_levels = None        # the levels evaluated at last_theta
         self.frame, self.frame_level, self.frame_rows = frame, frame_level, frame_rows
         self.locks = locks
         if locks is not None:       # (level, rows) of the locks
@@ -72,7 +73,7 @@ class PoseProblem(TaskProblem):
         """
         e = levels[self.frame_level].residual[self.frame_rows]
         pos, ori = self.frame.errors_from_residual(e)
-        self.last_theta, self.last_errors = theta, (pos, ori)
+        self.last_theta, self.last_errors, self._last_levels = theta, (pos, ori), levels
         if pos > self.frame.position_tolerance or ori > self.frame.orientation_tolerance or \
                 not self.met(levels):
             if self.window:
@@ -87,3 +88,21 @@ class PoseProblem(TaskProblem):
             e = levels[self.lock_at[0]].residual[self.lock_at[1]]
             return float(np.max(np.abs(e))) <= LOCK_TOL * self.locks.weight
         return True
+
+    def violation_at(self, q: Array) -> float:
+        """:meth:`TaskProblem.violation_at`, from the levels already evaluated when q is there."""
+        if q is self.last_theta and self._last_levels is not None:
+            return self.violation(self._last_levels)
+        return super().violation_at(q)
+
+    def errors(self, q: Array) -> Dict[str, Tuple[float, bool]]:
+        """:meth:`TaskProblem.errors`, from the levels already evaluated when q is there."""
+        levels = self._last_levels
+        if q is not self.last_theta or levels is None:
+            return super().errors(q)
+        out = {}
+        for task, k, sl in self._rows:
+            if task.kind != POSTURE:
+                err, ok = task_error(task, levels[k].residual[sl])
+                out[task.name] = (err, ok or not required(task))
+        return out

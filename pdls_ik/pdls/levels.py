@@ -23,7 +23,8 @@ Row comparison types (after those of HPP's hierarchical Newton solver,
 ``hpp::constraints::solver::HierarchicalIterative`` in hpp-constraints): an equality row always
 takes part; an inequality row only while it is violated, and then as an equality that drives its
 residual to zero. With ``LESS_EQUAL`` a row is satisfied while ``e_i <= 0``; with
-``GREATER_EQUAL`` while ``e_i >= 0``. For instance a lower bound ``x >= x_min`` on a task value x
+``GREATER_EQUAL`` while ``e_i >= 0`` (to :data:`ACTIVE_TOL`: rounding noise on the bound is no
+violation). For instance a lower bound ``x >= x_min`` on a task value x
 is the row ``e = x_min - x`` with ``LESS_EQUAL``.
 """
 from __future__ import annotations
@@ -39,6 +40,10 @@ from pdls_ik.errors import InputError
 EQUAL = 0
 LESS_EQUAL = -1
 GREATER_EQUAL = 1
+#: an inequality row counts as violated beyond this size of its (weighted) residual only: a row
+#: that a step landed on its bound sits there within rounding noise (±1e-16), whose sign would
+#: otherwise decide whether the row holds the next step on the bound or lets it leave
+ACTIVE_TOL = 1e-12
 
 
 @dataclass
@@ -202,8 +207,8 @@ def _active_rows(k, name, e, J, comp):
         row = int(np.argmax(unknown))
         raise InputError(f'{_label(k, name)}: comparison row {row} is {comp[row].item()!r}; use '
                          f'0 (equal), -1 (residual <= 0) or +1 (residual >= 0)')
-    active = (comp == EQUAL) | ((comp == LESS_EQUAL) & (e > 0)) | \
-             ((comp == GREATER_EQUAL) & (e < 0))
+    active = (comp == EQUAL) | ((comp == LESS_EQUAL) & (e > ACTIVE_TOL)) | \
+             ((comp == GREATER_EQUAL) & (e < -ACTIVE_TOL))
     if active.all():
         return e, J, None
     rest = ~active

@@ -69,6 +69,9 @@ Array = NDArray[np.float64]
 #: a variable within this of a bound of its step [variable units] counts as at the bound
 AT_BOUND_TOL = 1e-12
 
+#: H_ii ≤ ZERO_COLUMN · max_j H_jj: a zero column (squared norms; 1e-12 relative in norm)
+ZERO_COLUMN = 1e-24
+
 
 @dataclass
 class PGSResult:
@@ -121,6 +124,9 @@ def bounded_least_squares(A: Array, b: Array, lower: Array, upper: Array, dampin
     x = np.clip(np.zeros(n) if x0 is None else np.asarray(x0, dtype=float), lo, up)
     rows: List[List[float]] = H.tolist()
     diag = np.diag(H).tolist()
+    # a column this small is rounding noise (a joint that does not move the task, ~1e-17):
+    # x_i does not matter; left alone, the noise's sign would drive it onto either bound
+    zero = ZERO_COLUMN * max(diag, default=0.0)
     gl, lol, upl, xl = g.tolist(), lo.tolist(), up.tolist(), x.tolist()
     sweeps, converged = 0, False
     while sweeps < max_iterations:
@@ -128,7 +134,7 @@ def bounded_least_squares(A: Array, b: Array, lower: Array, upper: Array, dampin
         moved = 0.0
         for i in range(n):
             hii = diag[i]
-            if hii <= 0.0:          # a zero column without damping: x_i does not matter
+            if hii <= zero:         # a zero column without damping: x_i does not matter
                 new = min(max(0.0, lol[i]), upl[i])
             else:
                 row = rows[i]

@@ -57,8 +57,8 @@ from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
-from pdls_ik.pdls.levels import (check_limits, check_vector, GREATER_EQUAL, LESS_EQUAL, LevelLike,
-                                 PreparedLevels, residual_norm)
+from pdls_ik.pdls.levels import (ACTIVE_TOL, check_limits, check_vector, GREATER_EQUAL,
+                                 LESS_EQUAL, LevelLike, PreparedLevels, residual_norm)
 from pdls_ik.pdls.options import level_value, PDLSOptions
 from pdls_ik.pdls.periodic import turn_into_limits
 from pdls_ik.pdls.pgs import pgs_step, strict_pgs_step
@@ -384,8 +384,8 @@ def _activate_inequalities(inactive, pending, residuals, jacobians, dtheta) -> b
             continue
         e_in, J_in, c_in = rest
         predicted = e_in - J_in @ dtheta
-        hit = pending[k] & (((c_in == LESS_EQUAL) & (predicted > 0))
-                            | ((c_in == GREATER_EQUAL) & (predicted < 0)))
+        hit = pending[k] & (((c_in == LESS_EQUAL) & (predicted > ACTIVE_TOL))
+                            | ((c_in == GREATER_EQUAL) & (predicted < -ACTIVE_TOL)))
         if hit.any():
             residuals[k] = np.concatenate([residuals[k], e_in[hit]])
             jacobians[k] = np.vstack([jacobians[k], J_in[hit]])
