@@ -128,7 +128,9 @@ class IKSolver:
         ``fixed_joints`` are not moved). Success then also needs every required extra task
         within its own tolerance (:func:`pdls_ik.ik.task_problem.task_error`); the joints they
         move are freed and sampled by the random restarts (e.g. the passive joints of a
-        closed chain); they run on the NumPy backend, but for a lone
+        closed chain), but for self-collision and obstacle tasks, which move no joint by
+        themselves: they keep to the pairs and links the freed joints move
+        (:meth:`~pdls_ik.tasks.Task.restricted_to`). They run on the NumPy backend, but for a lone
         :class:`~pdls_ik.tasks.SelfCollisionTask` on its own level (compiled, one-shot and
         tracking).
 
@@ -199,14 +201,19 @@ class IKSolver:
         self.extra_tasks = extra
         self._sample_variables = self.chain_variables
         if extra:
-            tasks.extend(extra)
-            moved = moved_variables(extra, self.lower, self.upper)
+            # tasks that keep the solve away from something (self-collision, obstacles) move
+            # no joint by themselves: they act on what the pose, locks and other tasks free
+            moved = moved_variables([t for t in extra if t.frees_joints], self.lower,
+                                    self.upper)
             moved[self.chain_variables] = True
             fixed_idx = [linkage.joint_index(j) for j in fixed]
             moved[fixed_idx] = False
             free |= moved
             free[fixed_idx] = False
             self._sample_variables = np.flatnonzero(moved)
+            extra = [t.restricted_to(free) for t in extra]
+            self.extra_tasks = extra
+            tasks.extend(extra)
         self.free = free
         #: (index, joint name, near lower, near upper) of the variables the solver moves
         #: (clamped_joints)

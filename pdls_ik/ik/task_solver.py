@@ -25,7 +25,8 @@ limit avoidance) never block success. On a :class:`~pdls_ik.model.floating.Float
 the step is integrated on the Lie group (as in hpp-constraints' hierarchical Newton solver) and q
 has a quaternion (nq = nv + 1).
 
-Fixed joints (``fixed_joints``) are not variables of the solve (the free variables of
+Fixed joints (``fixed_joints``) are not variables of the solve (tasks keep to what the others
+move: :meth:`~pdls_ik.tasks.Task.restricted_to`; the free variables of
 hpp-constraints' ``HierarchicalIterative``; in MSim's ``msim.control.Solver`` locked joints
 belong to no solver); with ``solve_groups=True`` the variables are split into independent
 problems (:mod:`pdls_ik.ik.solve_groups`).
@@ -114,6 +115,8 @@ class TaskSolver:
         for name in fixed_joints:
             free[linkage.joint_index(name)] = False
         self.free = free
+        if not free.all():      # self-collision, obstacles: the pairs and links free moves
+            self.tasks = [t.restricted_to(free) for t in self.tasks]
         self.problem = TaskProblem.from_tasks(self.tasks, self.n, self.continuous,
                                               linkage.integrate_theta if self.floating else None)
         self.level_names = self.problem.stack.names

@@ -47,6 +47,7 @@ taken between the capsules' centres.
 """
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 import math
 from pathlib import Path
@@ -71,6 +72,18 @@ __all__ = ['Capsule', 'CollisionModel', 'CollisionWarning', 'PairDistances',
 BUNDLED_MODELS = {'panda': 'panda_collision.yaml'}
 
 
+def _read_srdf(srdf: Union[str, Path]):
+    """Return the parsed SRDF file (:func:`pdls_ik.model.srdf.parse_srdf`)."""
+    try:
+        text = Path(srdf).read_text()
+    except OSError as err:
+        raise ConfigError(f"SRDF '{srdf}': cannot read it ({err.strerror})") from None
+    try:
+        return parse_srdf(text)
+    except SRDFError as err:
+        raise ConfigError(f"SRDF '{srdf}': {err}") from None
+
+
 def read_disabled_pairs(srdf: Union[str, Path]) -> List[Tuple[str, str, str]]:
     """
     Return the ``(link1, link2, reason)`` of every ``<disable_collisions>`` of an SRDF file.
@@ -79,15 +92,28 @@ def read_disabled_pairs(srdf: Union[str, Path]) -> List[Tuple[str, str, str]]:
 
     :raises ConfigError: the file cannot be read or parsed (the SRDF error, naming the line).
     """
-    try:
-        text = Path(srdf).read_text()
-    except OSError as err:
-        raise ConfigError(f"SRDF '{srdf}': cannot read it ({err.strerror})") from None
-    try:
-        parsed = parse_srdf(text)
-    except SRDFError as err:
-        raise ConfigError(f"SRDF '{srdf}': {err}") from None
-    return [(c.link1, c.link2, c.reason) for c in parsed.disabled_collisions]
+    return [(c.link1, c.link2, c.reason) for c in _read_srdf(srdf).disabled_collisions]
+
+
+def neutral_configurations(linkage, srdf=None) -> Array:
+    """
+    Return the (k, n) configurations at which link pairs in contact are not checked.
+
+    The middle of the limits (0 for unbounded joints), then each ``group_state`` of a parsed
+    SRDF (:class:`~pdls_ik.model.srdf.SRDF`) put over it: the robot's own named poses (a
+    humanoid's "half_sitting") are collision-free, so a pair whose capsules touch there is an
+    artefact of the capsule fit, as MoveIt's setup assistant disables pairs "in collision by
+    default". A state that cannot be applied (a value out of limits) is left out.
+    """
+    lo, hi = np.asarray(linkage.lower, float), np.asarray(linkage.upper, float)
+    middle = np.where(np.isfinite(lo) & np.isfinite(hi), 0.5 * (lo + hi), np.clip(0.0, lo, hi))
+    rows = [middle]
+    for state in (srdf.group_states.values() if srdf is not None else ()):
+        try:
+            rows.append(srdf.state_positions(linkage, state, middle)[0])
+        except SRDFError:
+            continue
+    return np.array(rows)
 
 
 def segment_closest_points(p1: Array, q1: Array, p2: Array, q2: Array
@@ -161,11 +187,13 @@ class CollisionModel:
     :param capsules: the shapes (:class:`Capsule`, link frames).
     :param skip_pairs: link pairs never checked (any order); a third item is kept as the reason.
     :param srdf: an SRDF file whose ``disable_collisions`` pairs are skipped.
-    :param neutral: (n,) configuration whose pairs in contact are skipped; default the middle
-        of the limits (0 for unbounded joints); ``False``: no neutral check.
+    :param neutral: (n,) or (k, n) configurations whose pairs in contact are skipped; default
+        :func:`neutral_configurations` (the middle of the limits, and the SRDF's group states);
+        ``False``: no neutral check.
 
     :ivar pairs: the checked (link_a, link_b), in the order of :attr:`PairDistances.distance`.
-    :ivar skipped: (link_a, link_b) → reason (adjacent, srdf, explicit, neutral).
+    :ivar skipped: (link_a, link_b) → reason (adjacent, srdf, explicit, neutral, not moved:
+        :meth:`moved_by`).
     :ivar neutral_contacts: (link_a, link_b, distance) of the pairs skipped at neutral.
 
     :raises LinkError: a capsule or a pair naming an unknown link.  ConfigError: bad SRDF.
@@ -182,8 +210,9 @@ class CollisionModel:
         self.skipped: Dict[Pair, str] = {}
         explicit = [(tuple(p[:2]), p[2] if len(p) > 2 and p[2] else 'explicit')
                     for p in skip_pairs]
-        if srdf is not None:
-            explicit += [((a, b), 'srdf') for a, b, _ in read_disabled_pairs(srdf)]
+        parsed = _read_srdf(srdf) if srdf is not None else None
+        if parsed is not None:
+            explicit += [((c.link1, c.link2), 'srdf') for c in parsed.disabled_collisions]
         wanted = {}
         for (a, b), reason in explicit:
             if a in order and b in order:    # SRDF pairs may name links without geometry
@@ -207,11 +236,9 @@ class CollisionModel:
         self._set_pairs(pairs)
         self.neutral_contacts: List[Tuple[str, str, float]] = []
         if neutral is not False and self.pairs:
-            if neutral is None:
-                lo, hi = linkage.lower, linkage.upper
-                neutral = np.where(np.isfinite(lo) & np.isfinite(hi), 0.5 * (lo + hi),
-                                   np.clip(0.0, lo, hi))
-            dist = self.distances(neutral).distance
+            configurations = neutral_configurations(linkage, parsed) if neutral is None else \
+                np.atleast_2d(np.asarray(neutral, dtype=float))
+            dist = np.min([self.distances(q).distance for q in configurations], axis=0)
             keep = []
             for pair, d in zip(self.pairs, dist):
                 if d <= 0.0:
@@ -259,6 +286,42 @@ class CollisionModel:
             self._ancestors[i] = [j in path for j in above]
         self._pair_links = np.array([(self.links.index(a), self.links.index(b))
                                      for a, b in self.pairs], dtype=np.int64).reshape(-1, 2)
+
+    def links_moved_by(self, free) -> NDArray[np.bool_]:
+        """
+        Return the (L,) mask of :attr:`links` that some variable of ``free`` moves.
+
+        :param free: (n,) bool mask of the joint variables a solve may change.
+        """
+        joint_free = np.abs(self._joint_columns) @ np.asarray(free, dtype=float) > 0.0
+        return (self._ancestors @ joint_free.astype(float)) > 0.0
+
+    def moved_by(self, free) -> 'CollisionModel':
+        """
+        Return this model restricted to the pairs whose distance ``free`` can change.
+
+        A pair is kept when a joint on the tree path between its two links has its variable in
+        ``free``; the others keep a constant distance during the solve (an arm's solve never
+        moves the legs: a pair of the legs cannot be helped by it, and is not the solve's
+        business). They are listed in :attr:`skipped` as "not moved". ``self`` when every pair
+        is kept.
+
+        :param free: (n,) bool mask of the joint variables a solve may change.
+        """
+        joint_free = np.abs(self._joint_columns) @ np.asarray(free, dtype=float) > 0.0
+        on_path = self._ancestors[self._pair_links[:, 0]] != \
+            self._ancestors[self._pair_links[:, 1]]                  # (P, moving joints)
+        keep = (on_path & joint_free).any(axis=1) if on_path.size else \
+            np.zeros(len(self.pairs), dtype=bool)
+        if keep.all():
+            return self
+        restricted = copy.copy(self)
+        restricted.skipped = dict(self.skipped)
+        for pair, kept in zip(self.pairs, keep):
+            if not kept:
+                restricted.skipped[pair] = 'not moved'
+        restricted._set_pairs([p for p, kept in zip(self.pairs, keep) if kept])
+        return restricted
 
     # ------------------------------------------------------------------ queries
     def _poses(self, q) -> Array:

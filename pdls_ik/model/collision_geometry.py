@@ -200,7 +200,7 @@ def resolve_mesh(filename: str, urdf_dir: Optional[Path] = None,
     """
     Return the file a URDF mesh ``filename`` names, or None when it cannot be found.
 
-    ``package://PKG/REL``: the ament share of PKG, then ``DIR/PKG/REL`` and ``DIR/REL`` for each
+    ``package://PKG/REL`` (or ``package:///PKG/REL``): the ament share of PKG, then ``DIR/PKG/REL`` and ``DIR/REL`` for each
     DIR of ``mesh_path``, then example-robot-data's share folder when PKG is
     ``example-robot-data``; ``file://`` and plain paths: absolute, or relative to ``urdf_dir``
     then to each DIR of ``mesh_path``.
@@ -208,6 +208,8 @@ def resolve_mesh(filename: str, urdf_dir: Optional[Path] = None,
     candidates: List[Path] = []
     if filename.startswith('package://'):
         package, _, rel = filename[len('package://'):].partition('/')
+        if not package:  # 'package:///PKG/REL' (an empty authority), as Pinocchio reads it
+            package, _, rel = rel.partition('/')
         share = _ament_share(package)
         if share is not None:
             candidates.append(share / rel)
@@ -334,7 +336,9 @@ def capsules_from_urdf(robot, urdf_dir: Optional[Path] = None, mesh_path: Sequen
         else:
             capsules += mine
     if problems:
-        warnings.warn('collision model: links left out, their mesh cannot be used: ' +
-                      ', '.join(problems) + ' (give the folder with mesh_path / --mesh-path)',
+        more = f' and {len(problems) - 3} more' if len(problems) > 3 else ''
+        warnings.warn(f'collision model: {len(problems)} links left out, their mesh cannot be '
+                      'used: ' + ', '.join(problems[:3]) + more +
+                      ' (give the folder with mesh_path / --mesh-path)',
                       CollisionWarning, stacklevel=3)
     return capsules, dropped

@@ -44,7 +44,7 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple
 import numpy as np
 from pdls_ik.errors import ConfigError, PDLSIKError
 from pdls_ik.ik.task_config import TaskConfig
-from pdls_ik.model.collision import collision_model, CollisionModel
+from pdls_ik.model.collision import collision_model, CollisionModel, neutral_configurations
 from pdls_ik.model.obstacles import ObstacleSet
 from pdls_ik.tasks import ObstacleTask
 from pdls_ik.tasks.self_collision_task import damper_gain, TRACKING_MARGIN
@@ -114,7 +114,8 @@ def build_model(linkage, settings: CollisionSettings, srdf=None) -> CollisionMod
     """
     try:
         return collision_model(linkage, settings.model or None, mesh_path=settings.mesh_path,
-                               skip_pairs=srdf_skip_pairs(srdf))
+                               skip_pairs=srdf_skip_pairs(srdf),
+                               neutral=neutral_configurations(linkage, srdf))
     except PDLSIKError as exc:
         raise ConfigError(f"parameter 'collision_model' ({settings.model or 'the URDF'}): "
                           f'{exc}') from None
@@ -165,31 +166,48 @@ def closest_pair(model: CollisionModel, q) -> Tuple[str, str, float]:
     return model.pairs[k][0], model.pairs[k][1], float(d[k])
 
 
-def closest_obstacle(model: CollisionModel, q, obstacles: ObstacleSet
+def closest_obstacle(model: CollisionModel, q, obstacles: ObstacleSet, free=None
                      ) -> Tuple[str, str, float]:
-    """Return (link, obstacle, distance [m]) of the link nearest to an obstacle at q (n,)."""
+    """
+    Return (link, obstacle, distance [m]) of the link nearest to an obstacle at q (n,).
+
+    :param free: (n,) bool mask: only the links these variables move (default: every link a
+        joint moves).
+    """
     task = ObstacleTask(model.linkage, model, obstacles, d_min=0.0, activation_distance=1.0,
                         rows_per_link=1)
+    if free is not None:
+        task = task.restricted_to(free)
     task.compute(np.asarray(q, dtype=float))
     return task.closest()
 
 
 def collision_text(model: CollisionModel, q, d_min: float,
-                   obstacles: Optional[ObstacleSet] = None) -> Tuple[bool, str]:
+                   obstacles: Optional[ObstacleSet] = None, free=None) -> Tuple[bool, str]:
     """
     Check q (n,) independently: (every pair and obstacle ≥ d_min − :data:`CHECK_SLACK`, line).
 
     The line names the closest link pair (and the link nearest to an obstacle) with distances.
+    With ``free`` ((n,) bool mask of the variables the solve changed), only the pairs and links
+    those variables move are checked (:meth:`CollisionModel.moved_by`): a pair that no variable
+    of the request moves is named in the line when in collision, but does not fail the check (it
+    was so in the given state, and the request cannot change it).
     """
     lines, ok = [], True
-    a, b, d = closest_pair(model, q)
+    checked = model if free is None else model.moved_by(free)
+    a, b, d = closest_pair(checked, q)
     if a:
         fine = d >= d_min - CHECK_SLACK
         lines.append(f"{'closest' if fine else 'in collision:'} link pair {a} / {b} at "
                      f'{d:.4f} m')
         ok &= fine
+    if checked is not model:
+        a, b, d = closest_pair(model, q)
+        if d < d_min - CHECK_SLACK and (a, b) not in checked.pairs:
+            lines.append(f'link pair {a} / {b} at {d:.4f} m, which the request does not move: '
+                         'not checked')
     if obstacles is not None and obstacles.snapshot():
-        link, name, d = closest_obstacle(model, q, obstacles)
+        link, name, d = closest_obstacle(model, q, obstacles, free)
         if link:
             fine = d >= d_min - CHECK_SLACK
             lines.append(f"{'nearest obstacle' if fine else 'in collision with obstacle'} "

@@ -57,7 +57,6 @@ too).
 """
 from __future__ import annotations
 
-from dataclasses import replace
 import threading
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -299,12 +298,6 @@ class IKService:
             solver = None
             try:
                 tasks = self._extra_tasks(avoid)
-                if tasks is not None and tasks.self_collision is not None:
-                    # the collision rows reach every joint: those outside the group stay put
-                    outside = [name for name in self._robot.joint_names
-                               if name not in set(group.variable_names)]
-                    tasks = replace(tasks, fixed_joints=list(dict.fromkeys(
-                        list(tasks.fixed_joints) + outside)))
                 candidate = IKSolver(self._robot.linkage, tip, group.base_link,
                                      config=self._robot.config, extra_tasks=tasks)
                 # the variables it moves (chain, locks, extra tasks') are the group's
@@ -382,8 +375,10 @@ class IKService:
         q = given.copy()
         q[group.variables] = np.asarray(result.q, dtype=float)[group.variables]
         if model is not None:           # checked independently of the solver's own verdict
+            moved = np.zeros(len(q), dtype=bool)
+            moved[group.variables] = True
             free, text = collision_text(model, q, robot.collision_settings.d_min,
-                                        robot.obstacles)
+                                        robot.obstacles, moved)
             if not free:
                 failure = f"{failure or 'no collision-free solution'}; {text}"
                 raise RequestError(ErrorCode.NO_IK_SOLUTION, f'{failure} ({method})')

@@ -61,6 +61,11 @@ class Task(ABC):
     tolerance: float = 1e-6
     #: an optional task never decides success (e.g. soft joint-limit avoidance)
     optional: bool = False
+    #: False for a task that only keeps the solve away from something (self-collision,
+    #: obstacles): an :class:`~pdls_ik.ik.IKSolver` frees the joints a task moves, but such a
+    #: task moves none by itself; it acts on the joints the other tasks free
+    #: (:meth:`restricted_to`)
+    frees_joints: bool = True
 
     def __init__(self, name: str, weight: float = 1.0, priority: int = 0):
         self.name = name
@@ -95,6 +100,17 @@ class Task(ABC):
         else:
             err = float(np.linalg.norm(e)) / w
         return err, err <= self.tolerance
+
+    def restricted_to(self, free) -> 'Task':
+        """
+        Return the task as a solve that may change only the variables of ``free`` needs it.
+
+        The task itself; tasks whose rows the other variables cannot change override it
+        (:class:`~pdls_ik.tasks.SelfCollisionTask` leaves out the pairs ``free`` does not move).
+
+        :param free: (n,) bool mask of the joint variables the solve may change.
+        """
+        return self
 
     def level_tolerance(self) -> float:
         """

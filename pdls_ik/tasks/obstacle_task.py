@@ -32,6 +32,7 @@ the self-collision task, above the pose.
 """
 from __future__ import annotations
 
+import copy
 from typing import Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -64,6 +65,7 @@ class ObstacleTask(Task):
     """
 
     kind = TARGET
+    frees_joints = False
 
     def __init__(self, linkage, model: CollisionModel,
                  obstacles: Union[Sequence[Obstacle], ObstacleSet] = (), d_min: float = 0.01,
@@ -120,6 +122,22 @@ class ObstacleTask(Task):
     @property
     def dim(self) -> int:
         return len(self.links) * self.rows_per_link
+
+    def restricted_to(self, free) -> 'ObstacleTask':
+        """
+        Return the task on the links that ``free`` moves (the others keep their distances).
+
+        :param free: (n,) bool mask of the joint variables the solve may change.
+        """
+        links = self.links[self.model.links_moved_by(free)[self.links]]
+        if len(links) == len(self.links):
+            return self
+        task = copy.copy(self)
+        task.links = links
+        rows = len(links) * self.rows_per_link
+        task.comparison = np.full(rows, LESS_EQUAL)
+        task.distances = np.full(rows, np.inf)
+        return task
 
     def _geometry(self, q: Array, obstacles):
         """(distance (L, m), witness (L, m, 3), normal (L, m, 3), obstacle index (L, m))."""

@@ -44,6 +44,7 @@ for inequality tasks in a priority hierarchy).
 """
 from __future__ import annotations
 
+import copy
 from typing import Optional, Tuple
 
 import numpy as np
@@ -89,6 +90,7 @@ class SelfCollisionTask(Task):
     """
 
     kind = TARGET
+    frees_joints = False
 
     def __init__(self, linkage, model: CollisionModel, d_min: float = 0.01,
                  activation_distance: float = 0.1, gain: float = 1.0, weight: float = 1.0,
@@ -127,6 +129,21 @@ class SelfCollisionTask(Task):
     @property
     def dim(self) -> int:
         return len(self.model.pairs)
+
+    def restricted_to(self, free) -> 'SelfCollisionTask':
+        """
+        Return the task on the pairs whose distance ``free`` changes (:meth:`CollisionModel.moved_by`).
+
+        :param free: (n,) bool mask of the joint variables the solve may change.
+        """
+        model = self.model.moved_by(free)
+        if model is self.model:
+            return self
+        task = copy.copy(self)
+        task.model = model
+        task.comparison = np.full(len(model.pairs), LESS_EQUAL)
+        task.distances = np.full(len(model.pairs), np.inf)
+        return task
 
     def compute(self, q: Array) -> Tuple[Array, Array]:
         res, G = self.model.distances_and_gradient(q, cutoff=self.activation_distance)

@@ -122,8 +122,8 @@ def test_one_shot_same_answers_on_goals_against_the_body(panda, coal_check, opti
         assert a.success and a.position_error < 1e-4
         assert coal_check(a.q) >= D_MIN - 1e-6          # independent: Pinocchio and coal
         restarted += a.restarts > 0
-        on_margin += model.distances(a.q).distance.min() < D_MIN + 1e-3
-    assert restarted and on_margin      # restarts and the level at its bound exercised
+        on_margin += model.distances(a.q).distance.min() < D_MIN + 5e-3
+    assert restarted and on_margin      # restarts and the level near its bound exercised
 
 
 def test_one_shot_full_pose_and_a_colliding_goal(panda, coal_check):

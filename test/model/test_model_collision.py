@@ -213,6 +213,31 @@ def test_srdf_pairs_and_neutral_contacts(two, tmp_path):
         read_disabled_pairs(tmp_path / 'broken.srdf')
 
 
+def test_srdf_group_states_are_neutral_and_moved_by_keeps_what_the_solve_moves(two, tmp_path):
+    caps = [Capsule('base', (0, 0, 0), (0, 0, 0), 0.1), Capsule('l2', (0, 0, 0), (0, 0, 0), 0.02),
+            Capsule('l3', (0, 0, 0), (0, 0, 0), 0.05)]
+    # folded: j2 = 1.4 puts l3's origin 0.126 m from the base's centre (radii 0.1 + 0.05)
+    srdf = tmp_path / 'two.srdf'
+    srdf.write_text('<robot name="two"><group name="arm"><joint name="j2"/></group>'
+                    '<group_state name="folded" group="arm"><joint name="j2" value="1.4"/>'
+                    '</group_state></robot>')
+    model = CollisionModel(two, caps, srdf=srdf)
+    assert model.skipped[('base', 'l3')] == 'neutral'
+    contact = {(a, b): d for a, b, d in model.neutral_contacts}
+    assert contact[('base', 'l3')] == pytest.approx(np.hypot(0.4 * np.cos(1.4),
+                                                             0.5 - 0.4 * np.sin(1.4)) - 0.15)
+    model = CollisionModel(two, caps)                 # the middle of the limits alone
+    assert model.pairs == [('base', 'l2'), ('base', 'l3')]
+    # a solve that moves j3 alone cannot change the base-l2 distance (path j1, j2)
+    moved = model.moved_by(np.array([False, False, True]))
+    assert moved.pairs == [('base', 'l3')] and moved.skipped[('base', 'l2')] == 'not moved'
+    assert model.pairs == [('base', 'l2'), ('base', 'l3')]            # the model is unchanged
+    q = np.array([0.3, -0.7, 1.1])
+    assert moved.distances(q).distance == pytest.approx(model.distances(q).distance[1:])
+    assert model.moved_by(np.ones(3, dtype=bool)) is model
+    assert model.links_moved_by(np.array([False, True, False])).tolist() == [False, True, True]
+
+
 def test_package_meshes_resolve_through_mesh_path_and_example_robot_data(tmp_path):
     mesh = tmp_path / 'my_robot' / 'meshes' / 'link.stl'
     mesh.parent.mkdir(parents=True)
@@ -220,12 +245,17 @@ def test_package_meshes_resolve_through_mesh_path_and_example_robot_data(tmp_pat
     assert resolve_mesh('package://my_robot/meshes/link.stl', None, [str(tmp_path)]) == mesh
     assert resolve_mesh('meshes/link.stl', tmp_path / 'my_robot') == mesh
     assert resolve_mesh('package://my_robot/meshes/other.stl', None, [str(tmp_path)]) is None
+    # an empty authority (Talos in example-robot-data): PKG is the first path segment
+    assert resolve_mesh('package:///my_robot/meshes/link.stl', None, [str(tmp_path)]) == mesh
     share = example_robot_data_share()
     if share is None:
         pytest.skip('example-robot-data is not installed (pip install example-robot-data)')
     found = resolve_mesh('package://example-robot-data/robots/panda_description/meshes/'
                          'collision/link4.stl')
     assert found == share / 'robots/panda_description/meshes/collision/link4.stl'
+    talos = resolve_mesh('package:///example-robot-data/robots/talos_data/meshes/arm/'
+                         'arm_1_collision.STL')
+    assert talos == share / 'robots/talos_data/meshes/arm/arm_1_collision.STL'
 
 
 def test_fitted_mesh_capsules_contain_the_mesh():

@@ -29,6 +29,7 @@ from pdls_ik.config import IKConfig
 from pdls_ik.model.srdf import load_srdf, SRDFError
 from pdls_ik.msgs.moveit import ErrorCode, ik_request_from_msg, ik_response, RequestError
 from pdls_ik.resources import bundled_srdf, bundled_urdf
+from pdls_ik.ros_logic.collision_setup import build_model
 from pdls_ik.ros_logic.ik_service import COLLISIONS_CHECKED, IKService
 from pdls_ik.ros_logic.robot import build_robot
 import pytest
@@ -150,12 +151,22 @@ def test_talos_hands(store, pinocchio_bridge, group_name, tips, base, size):  # 
     half_sitting, skipped = srdf.state_positions(linkage, srdf.group_state('half_sitting'),
                                                  robot.default_q())
     assert skipped == ['root_joint']    # Pinocchio's free flyer: not a URDF joint
-    rng = np.random.default_rng(3)
-    q_goal = half_sitting.copy()
-    q_goal[group.variables] += rng.uniform(-0.3, 0.3, group.variables.size)
-    q_goal = np.clip(q_goal, linkage.lower, linkage.upper)
     knee = linkage.joint_index('leg_left_4_joint')      # outside both groups
-    q_goal[knee] = half_sitting[knee] = 0.6
+    half_sitting[knee] = 0.6
+    # the goal: a collision-free configuration of the group (its capsules, fitted to the
+    # meshes, 2 cm clear of d_min); the legs' capsules, which the group does not move, overlap
+    moved = np.zeros(linkage.n, dtype=bool)
+    moved[group.variables] = True
+    model = build_model(linkage, robot.collision_settings, srdf).moved_by(moved)
+    rng = np.random.default_rng(3)
+    for _ in range(50):
+        q_goal = half_sitting.copy()
+        q_goal[group.variables] += rng.uniform(-0.3, 0.3, group.variables.size)
+        q_goal = np.clip(q_goal, linkage.lower, linkage.upper)
+        if model.distances(q_goal).distance.min() > robot.collision_settings.d_min + 0.02:
+            break
+    else:
+        pytest.fail('no collision-free goal in 50 draws')
     goals = [linkage.forward_kinematics(q_goal, tip, base) for tip in tips]
     seed = full_state(linkage, half_sitting)
     msg = plugin_request(ts, types, default_msg, group_name, group.base_link, tips,

@@ -165,6 +165,16 @@ def test_ik_solver_one_shot_counts_a_colliding_answer_as_a_failure(panda, model)
     assert model.distances(res.q).distance.min() >= 0.01 - 1e-6
 
 
+def test_the_level_moves_only_the_joints_the_pose_frees(panda, model):
+    """The fingers are no joint of the arm's chain: the collision rows must not move them."""
+    task = SelfCollisionTask(panda, model, d_min=0.01)
+    ik = IKSolver(panda, 'panda_link8', config=IKConfig(backend='numpy'), extra_tasks=[task])
+    finger = panda.joint_index('panda_finger_joint1')
+    assert ik.free.sum() == 7 and not ik.free[finger]
+    res = ik.solve((INSIDE, (0, 0, 0, 1)), seed=Q0)
+    assert res.q[finger] == Q0[finger]
+
+
 def test_tracking_a_goal_pushed_through_the_body_slides_along_the_margin(panda, model):
     dt = 0.01
     gain = damper_gain(0.5, dt, 0.01, 0.1)
