@@ -106,7 +106,9 @@ def neutral_configurations(linkage, srdf=None) -> Array:
     default". A state that cannot be applied (a value out of limits) is left out.
     """
     lo, hi = np.asarray(linkage.lower, float), np.asarray(linkage.upper, float)
-    middle = np.where(np.isfinite(lo) & np.isfinite(hi), 0.5 * (lo + hi), np.clip(0.0, lo, hi))
+    bounded = np.isfinite(lo) & np.isfinite(hi)
+    middle = np.where(bounded, 0.5 * (np.where(bounded, lo, 0.0) + np.where(bounded, hi, 0.0)),
+                      np.clip(0.0, lo, hi))
     rows = [middle]
     for state in (srdf.group_states.values() if srdf is not None else ()):
         try:

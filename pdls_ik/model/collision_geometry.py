@@ -200,9 +200,9 @@ def resolve_mesh(filename: str, urdf_dir: Optional[Path] = None,
     """
     Return the file a URDF mesh ``filename`` names, or None when it cannot be found.
 
-    ``package://PKG/REL`` (or ``package:///PKG/REL``): the ament share of PKG, then ``DIR/PKG/REL`` and ``DIR/REL`` for each
-    DIR of ``mesh_path``, then example-robot-data's share folder when PKG is
-    ``example-robot-data``; ``file://`` and plain paths: absolute, or relative to ``urdf_dir``
+    ``package://PKG/REL`` (or ``package:///PKG/REL``): the ament share of PKG, then
+    ``DIR/PKG/REL`` and ``DIR/REL`` for each DIR of ``mesh_path``, then example-robot-data's
+    share folder when PKG is ``example-robot-data``; ``file://`` and plain paths: absolute, or relative to ``urdf_dir``
     then to each DIR of ``mesh_path``.
     """
     candidates: List[Path] = []
