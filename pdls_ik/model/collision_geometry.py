@@ -202,8 +202,8 @@ def resolve_mesh(filename: str, urdf_dir: Optional[Path] = None,
 
     ``package://PKG/REL`` (or ``package:///PKG/REL``): the ament share of PKG, then
     ``DIR/PKG/REL`` and ``DIR/REL`` for each DIR of ``mesh_path``, then example-robot-data's
-    share folder when PKG is ``example-robot-data``; ``file://`` and plain paths: absolute, or relative to ``urdf_dir``
-    then to each DIR of ``mesh_path``.
+    share folder when PKG is ``example-robot-data``; ``file://`` and plain paths: absolute, or
+    relative to ``urdf_dir`` then to each DIR of ``mesh_path``.
     """
     candidates: List[Path] = []
     if filename.startswith('package://'):
