@@ -132,7 +132,7 @@ class SelfCollisionTask(Task):
 
     def restricted_to(self, free) -> 'SelfCollisionTask':
         """
-        Return the task on the pairs whose distance ``free`` changes (:meth:`CollisionModel.moved_by`).
+        Return the task on the pairs whose distance ``free`` changes (``CollisionModel.moved_by``).
 
         :param free: (n,) bool mask of the joint variables the solve may change.
         """
