@@ -499,6 +499,19 @@ class StreamPlanner:
         """Tell whether the head velocity is zero (no stream, or stopped)."""
         return not np.any(self.velocities)
 
+    @property
+    def arrived(self) -> bool:
+        """
+        Tell whether the commanded motion rests at the head from the next cycle on.
+
+        The head rests a lookahead before the controller gets there: the goal is reached when
+        the state commanded for the next cycle (:attr:`next_positions`) is the head at rest.
+        """
+        if not self._p:
+            return True
+        k = min(self._cur + 1 - self._first, len(self._p) - 1)
+        return self.at_rest and not np.any(np.asarray(self._p[k:]) != self._p[-1])
+
     def settled(self, duration: float, now: Optional[float] = None) -> bool:
         """
         Tell whether the motion rests at the head position since ``duration`` [s] before ``now``.

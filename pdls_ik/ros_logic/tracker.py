@@ -371,14 +371,15 @@ class Tracker:
         commanded = stream.next_positions.copy()
         position_left, orientation_left = solver.errors(stream.positions)
         error = float(position_left) + float(orientation_left)
-        reached = landing is not None and stream.at_rest
+        reached = landing is not None and stream.arrived
+        waiting = landing is not None and stream.at_rest and not reached  # on its way there
         with self._lock:
             current = robot is self._robot and seq == self._goal_seq
             if current and error < self._best_error * (1.0 - PROGRESS):
                 self._idle_cycles, self._best_error = 0, error
             elif current and stream.can_stop:  # no progress, and the motion has slowed down
                 self._idle_cycles += 1
-            stalled = self._idle_cycles >= STALL_CYCLES and not reached
+            stalled = self._idle_cycles >= STALL_CYCLES and not (reached or waiting)
             if robot is self._robot:
                 self._q_solution = np.asarray(result.q, dtype=float)
                 if (reached or stalled) and current:

@@ -183,7 +183,13 @@ def test_goal_to_trajectory_solution_and_diagnostics(ros):
 
     last = probe.wait(reaching)
     assert last is not None, 'no joint_trajectory reaching the goal'
-    assert (last.header.stamp.sec, last.header.stamp.nanosec) == (0, 0)  # start now
+    # stamp_trajectories (default): placed on the controller's time line, the first point
+    # STAMPED_PAST cycles back, so that it is due on arrival
+    stamp = last.header.stamp.sec + 1e-9 * last.header.stamp.nanosec
+    now = probe.node.get_clock().now().nanoseconds * 1e-9
+    assert now - 5.0 < stamp < now
+    times = [p.time_from_start.sec + 1e-9 * p.time_from_start.nanosec for p in last.points]
+    assert times[0] == 0.0 and all(b > a for a, b in zip(times, times[1:]))
     assert list(last.joint_names) == list(linkage.joint_names)[:7]  # the arm, no finger
     assert all(len(p.positions) == len(p.velocities) == 7 for p in last.points)
     assert probe.wait(lambda: probe.status('solver', text='goal reached'))
@@ -262,7 +268,9 @@ def test_runtime_rate_change_changes_the_loop(ros):
     probe.pub_goal.publish(_goal(linkage, Q_GOAL))
     assert probe.wait(lambda: probe.status('solver', text='goal reached'))
     trajectories = probe.messages('trajectory')
-    assert trajectories and all(m.points[0].time_from_start.nanosec == 20_000_000
+    # the committed states, one per cycle of the new period
+    assert trajectories and all(m.points[1].time_from_start.nanosec -
+                                m.points[0].time_from_start.nanosec == 20_000_000
                                 for m in trajectories)
 
 
@@ -555,7 +563,9 @@ def test_self_collision_parameters_tracking_and_avoid_collisions(ros):
     goal.pose.position.x, goal.pose.position.y, goal.pose.position.z = INSIDE_THE_BODY
     goal.pose.orientation.w = 1.0
     probe.pub_goal.publish(goal)
-    assert probe.wait(lambda: len(probe.messages('solution')) >= 60, timeout=ANSWER_WAIT)
+    # the hand stops on the margin: the goal is given up (stalled), no pair below d_min
+    assert probe.wait(lambda: probe.status('solver', text='goal given up'), timeout=ANSWER_WAIT)
+    assert len(probe.messages('solution')) >= 20
     solutions = [np.array(m.position) for m in probe.messages('solution')]
     closest = min(model.distances(q).distance.min() for q in solutions)
     assert closest >= 0.02 - 3e-3      # the damper's second-order dip (SelfCollisionTask)
