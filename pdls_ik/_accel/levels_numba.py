@@ -41,7 +41,7 @@ import math
 import numba
 import numpy as np
 from pdls_ik._accel.chain_numba import turned
-from pdls_ik._accel.step_numba import (auto_lambda, exactly_inside, jacobi_rows,
+from pdls_ik._accel.step_numba import (auto_lambda, clamp_stuck, exactly_inside, jacobi_rows,
                                        posture_within_limits)
 from pdls_ik.pdls.levels import ACTIVE_TOL
 from pdls_ik.pdls.pgs import ZERO_COLUMN
@@ -253,7 +253,7 @@ def inequality_step(levels, theta, box, options, rmm, posture, out):
     fixed[:] = 0.0
     clamped[:] = False
     active[:] = free
-    any_fixed = False
+    any_fixed = clamp_stuck(theta, lo, up, periodic, (fixed, clamped, active))
     want = posture.shape[0] > 0
     while True:
         for j in range(n):

@@ -139,6 +139,26 @@ def step_work(m, n, locks):
 
 
 @numba.njit(cache=True)
+def clamp_stuck(theta, lo, up, periodic, state):
+    """
+    Clamp from the start the active variables without room (lo == up, not periodic).
+
+    As :func:`pdls_ik.pdls.step.compute_step`: a joint held for a tracking cycle takes no part
+    in the priority loop. state = (fixed, clamped, active) (n,) each, updated. Returns whether
+    some variable was clamped.
+    """
+    fixed, clamped, active = state
+    any_fixed = False
+    for j in range(theta.shape[0]):
+        if active[j] and lo[j] == up[j] and not periodic[j]:
+            fixed[j] = lo[j] - theta[j]
+            clamped[j] = True
+            active[j] = False
+            any_fixed = True
+    return any_fixed
+
+
+@numba.njit(cache=True)
 def levels_step(levels, theta, box, options, clamps, posture, limit_diff, out):
     """
     One PDLS step of the levels (locks, pose) and the posture, as compute_step.
@@ -189,7 +209,7 @@ def levels_step(levels, theta, box, options, clamps, posture, limit_diff, out):
     fixed[:] = 0.0
     clamped[:] = False
     active[:] = free
-    any_fixed = False
+    any_fixed = clamp_stuck(theta, lo, up, periodic, (fixed, clamped, active))
     pose_active = lo2      # work: the pose level's columns (active, not locked)
     level_metrics[:, :] = 0.0
     acc = 0.0
