@@ -40,8 +40,8 @@ import math
 import numba
 import numpy as np
 
-#: indices of the task tuple (d_min, activation_distance, gain, weight)
-TASK_D_MIN, TASK_ACTIVATION, TASK_GAIN, TASK_WEIGHT = range(4)
+#: indices of the task tuple (d_min, activation_distance, gain, weight, margin)
+TASK_D_MIN, TASK_ACTIVATION, TASK_GAIN, TASK_WEIGHT, TASK_MARGIN = range(5)
 
 
 def collision_tuple(model) -> tuple:
@@ -80,9 +80,9 @@ def collision_tuple(model) -> tuple:
 
 
 def task_tuple(task) -> tuple:
-    """Return the task tuple (d_min, activation_distance, gain, weight) of a SelfCollisionTask."""
+    """Return the task tuple (d_min, activation_distance, gain, weight, margin) of a task."""
     return (float(task.d_min), float(task.activation_distance), float(task.gain),
-            float(task.weight))
+            float(task.weight), float(task.margin))
 
 
 @numba.njit(cache=True)
@@ -297,23 +297,25 @@ def self_collision_rows(q, tree, shapes, task, e, J, work, gradient):
     """
     Fill the task's weighted rows at q (n,): e (P,) and, if ``gradient``, J (P, n).
 
-    :meth:`pdls_ik.tasks.SelfCollisionTask.compute`: e = w (d_min − d) (times the gain γ while
-    d ≥ d_min) for pairs closer than the activation distance, w (d_min − d_act) for the others
-    (never active), J = w ∂d/∂q. Returns the largest violation max(d_min − d, 0) [m];
-    work: :func:`collision_work` (its dist holds the distances after the call).
+    :meth:`pdls_ik.tasks.SelfCollisionTask.compute`: with the bound b = d_min + margin,
+    e = w (b − d) (times the gain γ while d ≥ b) for pairs closer than the activation distance,
+    w (b − d_act) for the others (never active), J = w ∂d/∂q. Returns the largest violation
+    max(d_min − d, 0) [m] (met at d_min, the margin aside); work: :func:`collision_work` (its
+    dist holds the distances after the call).
     """
-    d_min, act, gain, w = task
+    d_min, act, gain, w, margin = task
+    bound = d_min + margin
     poses, ends, dist, normal, wa, wb = work
     tree_poses(q, tree, poses)
     pair_distances(poses, shapes, ends, act, dist, normal, wa, wb)
     worst = 0.0
     for p in range(dist.shape[0]):
-        gap = d_min - dist[p]
+        gap = bound - dist[p]
         if dist[p] < act:
             e[p] = w * (gap if gap > 0.0 else gain * gap)
         else:
-            e[p] = w * (d_min - act)
-        worst = max(worst, gap)
+            e[p] = w * (bound - act)
+        worst = max(worst, d_min - dist[p])
     if gradient:
         distance_gradient(poses, shapes, dist, normal, wa, wb, act, J)
         for p in range(dist.shape[0]):

@@ -22,7 +22,8 @@ orientation: 6 rows, position-only: 3 rows) — with the options IKSolver passes
 limiting loop with the periodic variables turned through their limits, Δθ clamping to
 ``theta_diff_max_mag``), the adaptive step size (slow-down / speed-up of the residual clamps),
 divergence check with revert, stall, iteration and time budgets (the clock is read every fourth
-iteration), the best iterate, and IKSolver's restart monitor
+iteration), the best iterate (norms within rounding tie: the earlier stays), and IKSolver's
+restart monitor
 (:data:`pdls_ik.ik.restarts.RESTART_WINDOW`, :data:`pdls_ik.ik.restarts.RESTART_RATIO`) with
 restarts from IKSolver's table of random seeds (:class:`pdls_ik.ik.restarts.SeedTable`).
 

@@ -41,8 +41,8 @@ import math
 import numba
 import numpy as np
 from pdls_ik._accel.chain_numba import turned
-from pdls_ik._accel.step_numba import (auto_lambda, exactly_inside, jacobi_rows,
-                                       posture_within_limits)
+from pdls_ik._accel.step_numba import (auto_lambda, clamp_stuck, compare_norms, exactly_inside,
+                                       jacobi_rows, posture_within_limits)
 from pdls_ik.pdls.levels import ACTIVE_TOL
 from pdls_ik.pdls.pgs import ZERO_COLUMN
 
@@ -253,7 +253,7 @@ def inequality_step(levels, theta, box, options, rmm, posture, out):
     fixed[:] = 0.0
     clamped[:] = False
     active[:] = free
-    any_fixed = False
+    any_fixed = clamp_stuck(theta, lo, up, periodic, (fixed, clamped, active))
     want = posture.shape[0] > 0
     while True:
         for j in range(n):
@@ -428,15 +428,17 @@ def improves_levels(norms, tols, present, best_key):
     """
     Tell whether the levels' norms (3,) beat best_key (3,), updating it (the best iterate).
 
-    Lexicographic over the present levels of max(norm, tolerance), as :func:`pdls_ik.pdls.solve`.
+    Lexicographic over the present levels of max(norm, tolerance), norms within rounding tied,
+    as :func:`pdls_ik.pdls.solve.improves`.
     """
     for k in range(3):
         if not present[k]:
             continue
         v = max(norms[k], tols[k])
-        if v > best_key[k]:
+        order = compare_norms(v, best_key[k])
+        if order > 0:
             return False
-        if v < best_key[k]:
+        if order < 0:
             for i in range(3):
                 best_key[i] = max(norms[i], tols[i])
             return True

@@ -36,6 +36,7 @@ import numpy as np
 from pdls_ik._accel.chain_numba import turned
 from pdls_ik.pdls.pgs import ZERO_COLUMN
 from pdls_ik.pdls.posture import PROJECTOR_TOL
+from pdls_ik.pdls.solve import BEST_TIE_ATOL, BEST_TIE_RTOL
 
 #: per-level metrics of a step, rows (lock level, pose level): λ, rank, σ_min
 LM_LAMBDA, LM_RANK, LM_SIGMA = range(3)
@@ -139,6 +140,26 @@ def step_work(m, n, locks):
 
 
 @numba.njit(cache=True)
+def clamp_stuck(theta, lo, up, periodic, state):
+    """
+    Clamp from the start the active variables without room (lo == up, not periodic).
+
+    As :func:`pdls_ik.pdls.step.compute_step`: a joint held for a tracking cycle takes no part
+    in the priority loop. state = (fixed, clamped, active) (n,) each, updated. Returns whether
+    some variable was clamped.
+    """
+    fixed, clamped, active = state
+    any_fixed = False
+    for j in range(theta.shape[0]):
+        if active[j] and lo[j] == up[j] and not periodic[j]:
+            fixed[j] = lo[j] - theta[j]
+            clamped[j] = True
+            active[j] = False
+            any_fixed = True
+    return any_fixed
+
+
+@numba.njit(cache=True)
 def levels_step(levels, theta, box, options, clamps, posture, limit_diff, out):
     """
     One PDLS step of the levels (locks, pose) and the posture, as compute_step.
@@ -189,7 +210,7 @@ def levels_step(levels, theta, box, options, clamps, posture, limit_diff, out):
     fixed[:] = 0.0
     clamped[:] = False
     active[:] = free
-    any_fixed = False
+    any_fixed = clamp_stuck(theta, lo, up, periodic, (fixed, clamped, active))
     pose_active = lo2      # work: the pose level's columns (active, not locked)
     level_metrics[:, :] = 0.0
     acc = 0.0
@@ -547,14 +568,28 @@ def improves_best(norm_lock, norm_pose, locked, residual_tol, best_key):
     Tell whether the levels' norms beat best_key (2,), updating it (the PDLS best iterate).
 
     Levels in priority order (lock, pose), or the pose alone when not ``locked``, each norm
-    floored at residual_tol, compared lexicographically as :func:`pdls_ik.pdls.solve` does.
+    floored at residual_tol, compared lexicographically as :func:`pdls_ik.pdls.solve` does
+    (:func:`pdls_ik.pdls.solve.improves`: norms within rounding tie).
     """
     k0 = max(norm_lock if locked else norm_pose, residual_tol)
     k1 = max(norm_pose, residual_tol) if locked else 0.0
-    if k0 < best_key[0] or (k0 == best_key[0] and k1 < best_key[1]):
+    order = compare_norms(k0, best_key[0])
+    if order == 0:
+        order = compare_norms(k1, best_key[1])
+    if order < 0:
         best_key[0], best_key[1] = k0, k1
         return True
     return False
+
+
+@numba.njit(cache=True)
+def compare_norms(v, b):
+    """-1, 0, 1: level norm v better than, tied with, worse than b (``solve.improves``)."""
+    if v < b and (b == math.inf or b - v > BEST_TIE_RTOL * b + BEST_TIE_ATOL):
+        return -1
+    if v > b and v - b > BEST_TIE_RTOL * b + BEST_TIE_ATOL:
+        return 1
+    return 0
 
 
 #: public name of the automatic λ for the other kernels (levels_numba)

@@ -27,7 +27,8 @@ The cycle first takes the undamped step toward the goal within the joint limits:
 leaves the cycle's velocity box, the cycle aims instead at the pose predicted by the
 box-constrained least-squares step (projected Gauss–Seidel,
 :func:`pdls_ik._accel.step_numba.pgs_box_step`), its residual shifted by what that step leaves
-undone, the joints it puts on a bound held there (``TrackProblem.aim``).
+undone, the joints it puts on a bound held there (``TrackProblem.aim``): clamped from the
+start of every step (``lower == upper``), as :func:`pdls_ik.pdls.step.compute_step` does.
 ``test/test_track_backends.py`` checks that both backends give the same cycles.
 """
 from __future__ import annotations

@@ -46,7 +46,8 @@ class PDLSResult:
     :ivar lambdas, ranks, min_singular_values, clamped, limiting_variation: metrics of the last
         computed step (see :class:`pdls_ik.pdls.StepResult`); empty when no step was taken.
     :ivar best_theta, best_residual_norms, best_iteration: the iterate with the lexicographically
-        smallest residual norms (levels in priority order, each floored at its tolerance).
+        smallest residual norms (levels in priority order, each floored at its tolerance; norms
+        within rounding tie, :func:`pdls_ik.pdls.solve.improves`: the earlier iterate stays).
     :ivar start_clamped: indices of variables of θ0 that were outside their limits and were
         clamped onto them before the first iteration (a documented repair).
     :ivar residual_max_mag: per-level residual clamp in force at the end (adaptive step size).

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Callable, List, Optional, Union
+from typing import Callable, List, Optional, Sequence, Union
 
 import numpy as np
 from pdls_ik.errors import InputError
@@ -178,7 +178,7 @@ def solve(problem: Union[PDLSProblem, Callable], theta0, lower=None, upper=None,
         tols = tolerances(prep)
         conv = [v <= t for v, t in zip(prep.norms, tols)]
         key = tuple(max(v, t) for v, t in zip(prep.norms[:counted(p)], tols))
-        if best_key is None or (len(key) == len(best_key) and key < best_key):
+        if best_key is None or (len(key) == len(best_key) and improves(key, best_key)):
             best_theta, best_key, best_norms, best_iteration = theta, key, prep.norms, iteration
         custom = hooks.converged(theta, raw) if hooks.converged is not None else None
         if (all(conv[:counted(p)]) if custom is None else bool(custom)):
@@ -270,6 +270,28 @@ def solve(problem: Union[PDLSProblem, Callable], theta0, lower=None, upper=None,
         result.clamped, result.limiting_variation = last_step.clamped, \
             last_step.limiting_variation
     return result
+
+
+#: two iterates' level norms within BEST_TIE_RTOL · norm + BEST_TIE_ATOL tie for the best
+#: iterate (the next level decides; all tied: the earlier iterate stays). A solve that stalls or
+#: cycles holds a level at one value, its norm repeating to rounding (1e-17 absolute on a
+#: residual of metres), and the compiled kernels sum in another order: an exact comparison let
+#: rounding pick the best iterate.
+BEST_TIE_RTOL, BEST_TIE_ATOL = 1e-12, 1e-14
+
+
+def improves(key: Sequence[float], best: Sequence[float]) -> bool:
+    """
+    Whether the level norms ``key`` beat ``best`` (the best iterate so far), highest level first.
+
+    Lexicographic, two norms within ``BEST_TIE_RTOL · b + BEST_TIE_ATOL`` counting as equal.
+    """
+    for v, b in zip(key, best):
+        if v < b and (b == math.inf or b - v > BEST_TIE_RTOL * b + BEST_TIE_ATOL):
+            return True
+        if v > b and v - b > BEST_TIE_RTOL * b + BEST_TIE_ATOL:
+            return False
+    return False
 
 
 def _movable_count(n: int, free, lo, up) -> int:

@@ -30,7 +30,9 @@ that remain (:mod:`pdls_ik.pdls.posture`).
 Limiting loop (Baerlocher & Boulic 2004, section 4): when θ + Δθ leaves [lower, upper] for some
 variables, they are clamped at the limit they cross: their motion is fixed to reach it exactly,
 their columns leave P (so the other variables compensate that fixed motion through ê_k) and the
-priority loop runs again, until no new variable is clamped (at most n rounds). The limiting
+priority loop runs again, until no new variable is clamped (at most n rounds); a variable
+without room (lower == upper, e.g. a joint held for a tracking cycle) is clamped from the start,
+so that no level counts on a variable that cannot move. The limiting
 loop sees the levels only: a variable is never clamped because the posture would push it past a
 limit (that would take it from the levels above); the posture is added after the loop, within
 the limits.
@@ -183,6 +185,20 @@ def compute_step(prep: PreparedLevels, theta: NDArray[np.float64], lower, upper,
     clamped = fixed = None
     limiting_variation = np.zeros(n)
     active = free
+    if lower is not None and opts.limit_strategy == 'clamping':
+        # a variable without room (lower == upper: a joint held for a tracking cycle) is clamped
+        # from the start: no level may count on it. Left active, it would take part until a
+        # pass gave it a motion, and whether rounding noise (1e-19) in that motion leaves its
+        # zero-width box would decide the passes, the rows activated and the step.
+        stuck = lower == upper
+        if periodic is not None:
+            stuck &= ~periodic
+        if active is not None:
+            stuck &= active
+        if stuck.any():
+            fixed, clamped = np.zeros(n), stuck
+            fixed[stuck] = lower[stuck] - theta[stuck]
+            active = ~clamped if free is None else (free & ~clamped)
     jacobians = prep.jacobians
     pending = None
     if prep.inactive is not None:

@@ -30,7 +30,7 @@ from pdls_ik.config import IKConfig
 from pdls_ik.errors import ConfigError
 from pdls_ik.model.collision import Capsule, collision_model, CollisionModel
 from pdls_ik.tasks import PositionBoundTask, SelfCollisionTask
-from pdls_ik.tasks.self_collision_task import damper_gain
+from pdls_ik.tasks.self_collision_task import damper_gain, TRACKING_MARGIN
 import pytest
 
 pytestmark = pytest.mark.skipif(not numba_available(),
@@ -144,11 +144,15 @@ def test_one_shot_full_pose_and_a_colliding_goal(panda, coal_check):
     assert res.task_errors == {'self_collision': pytest.approx(0.0, abs=1e-6)}
 
 
-@pytest.mark.parametrize('position_only', [True, False])
-def test_tracking_cycles_agree_along_a_path_pushed_through_the_body(panda, position_only):
+@pytest.mark.parametrize('position_only, margin', [(True, 0.0), (False, 0.0),
+                                                    (True, TRACKING_MARGIN)])
+def test_tracking_cycles_agree_along_a_path_pushed_through_the_body(panda, position_only,
+                                                                    margin):
     robot, model = panda
     dt = 0.01
-    task = SelfCollisionTask(robot, model, d_min=D_MIN, gain=damper_gain(0.5, dt, D_MIN, 0.1))
+    # margin: the rows of the CLI's tracking, held above d_min (met at d_min)
+    task = SelfCollisionTask(robot, model, d_min=D_MIN, margin=margin,
+                             gain=damper_gain(0.5, dt, D_MIN + margin, 0.1))
     compiled, reference = _pair(robot, task, position_only=position_only,
                                 tracking_timeout=10.0)     # the largest: never reached
     start = robot.forward_kinematics(Q0, TIP)
@@ -167,7 +171,7 @@ def test_tracking_cycles_agree_along_a_path_pushed_through_the_body(panda, posit
         closest = min(closest, model.distances(q).distance.min())
     assert closest >= D_MIN - 2e-3 and 'not_converged' in statuses
     if position_only:
-        assert closest < D_MIN + 1e-3             # the hand slid along the margin
+        assert closest < D_MIN + margin + 1e-3    # the hand slid along the margin
 
 
 def test_periodic_joints_full_pose_and_tracking_on_the_ur5():

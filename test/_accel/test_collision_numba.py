@@ -44,9 +44,9 @@ def test_distances_witnesses_and_gradient_rows_match_the_reference(panda):
     robot, model = panda
     tree, shapes = collision_tuple(model)
     rng = np.random.default_rng(3)
-    for gain in (1.0, 0.3):
+    for gain, margin in ((1.0, 0.0), (0.3, 0.0), (0.3, 0.002)):   # margin: tracking rows
         task = SelfCollisionTask(robot, model, d_min=0.02, activation_distance=0.15, gain=gain,
-                                 weight=2.0)
+                                 weight=2.0, margin=margin)
         work = collision_work(tree, shapes)
         P = len(model.pairs)
         e, J = np.empty(P), np.empty((P, robot.n))
