@@ -34,6 +34,7 @@ import math
 import numba
 import numpy as np
 from pdls_ik._accel.chain_numba import turned
+from pdls_ik._accel.gram_numba import gram_sigma_min, gram_solve
 from pdls_ik.pdls.posture import PROJECTOR_TOL
 
 #: per-level metrics of a step, rows (lock level, pose level): λ, rank, σ_min
@@ -129,12 +130,14 @@ def step_work(m, n, locks):
 
     (ê (m,), W (m, n + 1), s (m,), norms (m,), fixed (n,), active (n,), clamped (n,), lo (n,), up
     (n,), clamped e (m,), active indices (n,), [J̃ | ê] (m, n + 1), Uᵀ of the last SVD (m, m),
-    clamped and compensated lock residuals (locks,), (locks,)).
+    clamped and compensated lock residuals (locks,), (locks,), the work of
+    :func:`pdls_ik._accel.gram_numba.gram_sigma_min`: (4, m, m), (3, m + n), warm vector (m,)).
     """
     return (np.empty(m), np.empty((m, n + 1)), np.empty(m), np.empty(m), np.empty(n),
             np.empty(n, dtype=np.bool_), np.empty(n, dtype=np.bool_), np.empty(n), np.empty(n),
             np.empty(m), np.empty(n, dtype=np.int64), np.empty((m, n + 1)), np.eye(m),
-            np.empty(locks), np.empty(locks))
+            np.empty(locks), np.empty(locks),
+            (np.empty((4, m, m)), np.empty((3, m + n)), np.zeros(m)))
 
 
 @numba.njit(cache=True)
@@ -238,15 +241,29 @@ def levels_step(levels, theta, box, options, clamps, posture, limit_diff, out):
             for c in range(k):
                 A[r, c] = J[r, idx[c]]
             A[r, k] = e_hat[r]
-        _rotate_into(W, A, k, Q)
-        jacobi_rows(W, k, s, norms, Q)
-        rank, smin = 0, math.inf
-        for i in range(m):
-            if s[i] > cut:
-                rank += 1
-                smin = min(smin, s[i])
-        level_metrics[1, LM_LAMBDA], level_metrics[1, LM_SIGMA] = 0.0, 0.0
-        level_metrics[1, LM_RANK] = rank
+        # full rank without a posture (no null space needed): the Gram matrix's closed form
+        smin = gram_sigma_min(A, m, k, cut, wk[15]) if k and not posture.shape[0] else -1.0
+        if smin > 0.0:
+            lam = lam_fixed
+            if lam < 0.0:
+                lam = _auto_lambda(math.sqrt(np.dot(e_hat, e_hat)), smin, tmax)
+            level_metrics[1, LM_LAMBDA], level_metrics[1, LM_SIGMA] = lam, smin
+            level_metrics[1, LM_RANK] = min(m, k)
+            gram_solve(A, m, k, lam, wk[15])
+            step = wk[15][1][2]
+            for col in range(k):
+                dtheta[idx[col]] += step[col]
+            rank = 0        # the SVD's rows W are not computed
+        else:
+            _rotate_into(W, A, k, Q)
+            jacobi_rows(W, k, s, norms, Q)
+            rank, smin = 0, math.inf
+            for i in range(m):
+                if s[i] > cut:
+                    rank += 1
+                    smin = min(smin, s[i])
+            level_metrics[1, LM_LAMBDA], level_metrics[1, LM_SIGMA] = 0.0, 0.0
+            level_metrics[1, LM_RANK] = rank
         if rank:
             lam = lam_fixed
             if lam < 0.0:
@@ -521,8 +538,14 @@ def lock_arrays(locks, continuous):
 
 
 @numba.njit(cache=True)
-def reset_basis(Q):
-    """Set Q (m, m) to the identity: the next SVD starts cold (results independent of history)."""
+def reset_basis(Q, warm=None):
+    """
+    Set Q (m, m) to the identity: the next SVD starts cold (results independent of history).
+
+    warm (m,), if given: the Gram step's inverse iteration vector, zeroed (cold) as well.
+    """
+    if warm is not None:
+        warm[:] = 0.0
     Q[:, :] = 0.0
     for i in range(Q.shape[0]):
         Q[i, i] = 1.0
