@@ -27,8 +27,8 @@ this costs a fraction of it).
 the previous step's vector, with shifts kept below λ_min (each shift μ is accepted only when
 G − μ I factors), and certified: G − ρ (1 − :data:`CERTIFY`) I must factor (Sylvester's
 inertia: no eigenvalue below ρ (1 − CERTIFY), so ρ is the smallest to that relative precision,
-and ρ ≥ λ_min by Rayleigh). The error of the Gram matrix grows as κ(A)²: for
-an ill-conditioned A (κ ≳ 300), a σ_min at the rank cut, or an iteration that does not settle,
+and ρ ≥ λ_min by Rayleigh). The error of the Gram matrix grows as κ(A)²: for an ill-conditioned
+A (κ ≳ 300, :data:`GRAM_MIN_RATIO`), a σ_min at the rank cut, or an iteration that does not settle,
 :func:`gram_sigma_min` declines and the caller runs the Jacobi SVD (the same step to rounding).
 """
 from __future__ import annotations
@@ -41,9 +41,12 @@ import numba
 CERTIFY = 1e-10
 #: Rayleigh quotient iterations at most before declining
 MAX_INVERSE_ITERATIONS = 12
+#: the Gram matrix is used only where σ_min² ≥ GRAM_MIN_RATIO ‖A‖_F² (κ(A) ≲ 300): its rounding
+#: error, ε κ², then stays below 1e-11 of the step (the SVD's is ε κ)
+GRAM_MIN_RATIO = 1e-5
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline='always')
 def cholesky(G, r, shift, L):
     """
     Factor G[:r, :r] − shift I = L Lᵀ (lower L[:r, :r]); False if a pivot is not > 0.
@@ -67,7 +70,7 @@ def cholesky(G, r, shift, L):
     return True
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline='always')
 def cholesky_solve(L, r, b, x):
     """x[:r] = (L Lᵀ)⁻¹ b[:r] (forward then back substitution); x may be b."""
     for i in range(r):
@@ -82,7 +85,7 @@ def cholesky_solve(L, r, b, x):
         x[i] = acc / L[i, i]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline='always')
 def gram_sigma_min(A, m, k, cut, work):
     """
     Smallest singular value of A[:, :k] (m, k) from its Gram matrix, if the level has full rank.
@@ -109,6 +112,9 @@ def gram_sigma_min(A, m, k, cut, work):
                 for c in range(m):
                     acc += A[c, i] * A[c, j]
             G[i, j] = G[j, i] = acc
+    trace = 0.0
+    for i in range(r):
+        trace += G[i, i]
     if not cholesky(G, r, 0.0, Gs[L]):
         return -1.0
     # Rayleigh quotient iteration with safe shifts μ < λ_min: y = (G − μ I)⁻¹ x, x = y / ‖y‖,
@@ -140,7 +146,7 @@ def gram_sigma_min(A, m, k, cut, work):
             res += (gx[i] - rho * warm[i]) ** 2
         res = math.sqrt(res)
         floor = rho * (1.0 - CERTIFY)
-        if floor <= cut * cut:
+        if floor <= cut * cut or rho < GRAM_MIN_RATIO * trace:
             break
         spare = 3 if F == 2 else 2
         if cholesky(G, r, floor, Gs[spare]):       # certified: λ_min ∈ (floor, ρ]
@@ -152,7 +158,7 @@ def gram_sigma_min(A, m, k, cut, work):
     return -1.0
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline='always')
 def gram_solve(A, m, k, lam, work):
     """
     Step Σ s_i / (s_i² + λ²) (u_iᵀ ê) v_i of the level A[:, :k], ê = A[:, k], all s_i kept.

@@ -45,6 +45,10 @@ from pdls_ik._accel.step_numba import (adapt_step_size, improves_best, levels_st
                                        locks_held, reset_basis, step_work)
 from pdls_ik.model.chain_arrays import ChainArrays
 
+#: the step inlined into the solve loop: its tuples of arrays are not unpacked (reference counts
+#: changed atomically) at each call
+step_inline = numba.njit(cache=True, inline='always')(levels_step.py_func)
+
 #: status codes of the kernel; STUCK is the restart monitor's verdict (reported as "stalled")
 CONVERGED, STALLED, MAX_ITERATIONS, MAX_TIME, STUCK = 0, 1, 2, 3, 4
 STATUS_NAMES = ('converged', 'stalled', 'max_iterations', 'max_time', 'stalled')
@@ -67,7 +71,7 @@ def now():
     return t
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline='always')
 def evaluate(q, target, wp, wo, rows, ch, T, J6, P, e6):
     """Weighted residual e6[:rows] and Jacobian J6[:rows] at q; returns ‖e‖ of those rows."""
     pose_jacobian(q, ch, T, J6, P)
@@ -84,7 +88,7 @@ def evaluate(q, target, wp, wo, rows, ch, T, J6, P, e6):
     return math.sqrt(acc)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline='always')
 def _place(theta, lower, upper, continuous, periodic):
     """
     Place θ in the limits, in place.
@@ -102,7 +106,7 @@ def _place(theta, lower, upper, continuous, periodic):
         theta[j] = min(max(theta[j], lower[j]), upper[j])
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline='always')
 def residual_errors(e6, wp, wo, rows):
     """Unweighted (position [m], orientation [rad]) errors of a weighted residual."""
     pos = math.sqrt(e6[0] ** 2 + e6[1] ** 2 + e6[2] ** 2) / wp
@@ -124,7 +128,7 @@ def _local_work(n, rows, locks, max_iterations):
             np.empty(locks))
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline='always')
 def lock_residual(q, lock_idx, lock_values, lock_cont, w, out):
     """Lock residual w (value − q) (L,), the short way round for continuous joints; its norm."""
     acc = 0.0
@@ -210,7 +214,7 @@ def solve_local(theta0, ch, bounds, pose, locks, options, budget, out, lw):
             adapt_step_size(clamps, last_mag, tmax, diverging, L > 0, last_l, last_p, rc,
                             residual_tol)
         last_l, last_p = norm_l, norm
-        last_mag = levels_step((J, e, eL, lock_idx, lock_w), theta,
+        last_mag = step_inline((J, e, eL, lock_idx, lock_w), theta,
                                (lower, upper, free, periodic), (lam_fixed, tmax, svd_tol),
                                (clamps[0] if L else -1.0, clamps[1]), no_posture, True,
                                (dtheta, wk, lm, rc))

@@ -41,7 +41,7 @@ from pdls_ik.pdls.posture import PROJECTOR_TOL
 LM_LAMBDA, LM_RANK, LM_SIGMA = range(3)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline='always')
 def _auto_lambda(residual_mag, min_sigma, target):
     """:func:`pdls_ik.pdls.pinv.auto_lambda` without the σ thresholds (IKSolver's options)."""
     d = residual_mag / target if target < math.inf else 0.0
@@ -50,6 +50,15 @@ def _auto_lambda(residual_mag, min_sigma, target):
     if min_sigma <= 0.5 * d:
         return 0.5 * d
     return math.sqrt(min_sigma * (d - min_sigma))
+
+
+@numba.njit(cache=True, inline='always')
+def _sq(v):
+    """‖v‖² of a short vector (a loop: numba's np.dot calls BLAS, slower at this size)."""
+    acc = 0.0
+    for i in range(v.shape[0]):
+        acc += v[i] * v[i]
+    return acc
 
 
 @numba.njit(cache=True)
@@ -111,7 +120,7 @@ def jacobi_rows(W, k, s, norms, Q):
         s[i] = math.sqrt(norms[i])
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline='always')
 def _rotate_into(W, A, k, Q):
     """W[:, :k + 1] = Q A[:, :k + 1]: the rows of [A | b] in the basis Q of a previous SVD."""
     m = W.shape[0]
@@ -174,7 +183,7 @@ def levels_step(levels, theta, box, options, clamps, posture, limit_diff, out):
     res_clamped[0] = res_clamped[1] = False
     scale = 1.0
     if rmm_lock >= 0.0 and L:
-        nl = math.sqrt(np.dot(eL, eL))
+        nl = math.sqrt(_sq(eL))
         if nl > rmm_lock:
             scale = rmm_lock / nl
             res_clamped[0] = True
@@ -182,7 +191,7 @@ def levels_step(levels, theta, box, options, clamps, posture, limit_diff, out):
         eLc[i] = eL[i] * scale
     e_use = e
     if rmm_pose >= 0.0:
-        ne = math.sqrt(np.dot(e, e))
+        ne = math.sqrt(_sq(e))
         if ne > rmm_pose:
             for r in range(m):
                 e_clamp[r] = e[r] * (rmm_pose / ne)
@@ -246,7 +255,7 @@ def levels_step(levels, theta, box, options, clamps, posture, limit_diff, out):
         if smin > 0.0:
             lam = lam_fixed
             if lam < 0.0:
-                lam = _auto_lambda(math.sqrt(np.dot(e_hat, e_hat)), smin, tmax)
+                lam = _auto_lambda(math.sqrt(_sq(e_hat)), smin, tmax)
             level_metrics[1, LM_LAMBDA], level_metrics[1, LM_SIGMA] = lam, smin
             level_metrics[1, LM_RANK] = min(m, k)
             gram_solve(A, m, k, lam, wk[15])
@@ -267,7 +276,7 @@ def levels_step(levels, theta, box, options, clamps, posture, limit_diff, out):
         if rank:
             lam = lam_fixed
             if lam < 0.0:
-                lam = _auto_lambda(math.sqrt(np.dot(e_hat, e_hat)), smin, tmax)
+                lam = _auto_lambda(math.sqrt(_sq(e_hat)), smin, tmax)
             level_metrics[1, LM_LAMBDA], level_metrics[1, LM_SIGMA] = lam, smin
             for i in range(m):
                 if s[i] > cut:
@@ -307,7 +316,7 @@ def levels_step(levels, theta, box, options, clamps, posture, limit_diff, out):
     for j in range(n):
         if not free[j]:
             dtheta[j] = 0.0
-    mag = math.sqrt(np.dot(dtheta, dtheta))
+    mag = math.sqrt(_sq(dtheta))
     diff_clamped = limit_diff and mag > tmax
     if diff_clamped:
         dtheta *= tmax / mag
@@ -395,7 +404,7 @@ def posture_within_limits(P, v, base, lo, up, periodic):
     return total
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline='always')
 def exactly_inside(theta, dtheta, lo, up, periodic, lo2, up2):
     """
     Fix Δθ (n,) where rounding put θ + Δθ a hair outside a limit θ started within (in place).
@@ -498,7 +507,7 @@ def pgs_box_step(levels, x0, box, params, out):
         at_bound[cols[a]] = xs[a] <= lo[a] or xs[a] >= up[a]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline='always')
 def adapt_step_size(clamps, last_mag, tmax, diverging, locked, last_lock, last_pose,
                     res_clamped, residual_tol):
     """
@@ -551,7 +560,7 @@ def reset_basis(Q, warm=None):
         Q[i, i] = 1.0
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline='always')
 def locks_held(eL, tol):
     """Tell whether every weighted lock residual eL (L,) is within tol (True when L = 0)."""
     for i in range(eL.shape[0]):
@@ -560,7 +569,7 @@ def locks_held(eL, tol):
     return True
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline='always')
 def improves_best(norm_lock, norm_pose, locked, residual_tol, best_key):
     """
     Tell whether the levels' norms beat best_key (2,), updating it (the PDLS best iterate).
