@@ -47,61 +47,60 @@ GRAM_MIN_RATIO = 1e-5
 
 
 @numba.njit(cache=True, inline='always')
-def cholesky(G, r, shift, L):
+def cholesky(Gs, r, shift, f):
     """
-    Factor G[:r, :r] − shift I = L Lᵀ (lower L[:r, :r]); False if a pivot is not > 0.
+    Factor Gs[0, :r, :r] − shift I = L Lᵀ into L = Gs[f] (lower); False if a pivot is not > 0.
 
     Sylvester's inertia: it succeeds exactly when every eigenvalue is above ``shift`` (to
-    rounding).
+    rounding). Matrices are indexed in the work array Gs (no views: each costs two atomic
+    reference count changes in a kernel).
     """
     for j in range(r):
-        acc = G[j, j] - shift
+        acc = Gs[0, j, j] - shift
         for c in range(j):
-            acc -= L[j, c] * L[j, c]
+            acc -= Gs[f, j, c] * Gs[f, j, c]
         if not acc > 0.0:
             return False
         d = math.sqrt(acc)
-        L[j, j] = d
+        Gs[f, j, j] = d
         for i in range(j + 1, r):
-            acc = G[i, j]
+            acc = Gs[0, i, j]
             for c in range(j):
-                acc -= L[i, c] * L[j, c]
-            L[i, j] = acc / d
+                acc -= Gs[f, i, c] * Gs[f, j, c]
+            Gs[f, i, j] = acc / d
     return True
 
 
 @numba.njit(cache=True, inline='always')
-def cholesky_solve(L, r, b, x):
-    """x[:r] = (L Lᵀ)⁻¹ b[:r] (forward then back substitution); x may be b."""
+def cholesky_solve(Gs, f, r, vec, b, x):
+    """vec[x, :r] = (L Lᵀ)⁻¹ vec[b, :r], L = Gs[f] (:func:`cholesky`); x may be b."""
     for i in range(r):
-        acc = b[i]
+        acc = vec[b, i]
         for c in range(i):
-            acc -= L[i, c] * x[c]
-        x[i] = acc / L[i, i]
+            acc -= Gs[f, i, c] * vec[x, c]
+        vec[x, i] = acc / Gs[f, i, i]
     for i in range(r - 1, -1, -1):
-        acc = x[i]
+        acc = vec[x, i]
         for c in range(i + 1, r):
-            acc -= L[c, i] * x[c]
-        x[i] = acc / L[i, i]
+            acc -= Gs[f, c, i] * vec[x, c]
+        vec[x, i] = acc / Gs[f, i, i]
 
 
 @numba.njit(cache=True, inline='always')
-def gram_sigma_min(A, m, k, cut, work):
+def gram_sigma_min(A, m, k, cut, Gs, vec):
     """
     Smallest singular value of A[:, :k] (m, k) from its Gram matrix, if the level has full rank.
 
     :param cut: rank cut on the singular values.
-    :param work: (G, L, two spares) (4, m, m), vectors (3, m + n), warm (m,): the last
-        iteration vector (zero: start cold); see :func:`pdls_ik._accel.step_numba.step_work`.
+    :param Gs: (4, m, m) work: G, its factor L, two spares; vec: (4, m + n) work, row 3 the
+        last iteration vector (zero: start cold); see :func:`pdls_ik._accel.step_numba.step_work`.
     :return: σ_min, or -1.0 when the step needs the SVD (G[:r, :r] and its factor L are kept
         for :func:`gram_solve`).
     """
-    Gs, vec, warm = work
-    G = Gs[0]
-    y, gx = vec[0], vec[1]
-    L = 1
+    X, Y, GX, WARM = 3, 0, 1, 3
     wide = k >= m
     r = m if wide else k
+    trace = 0.0
     for i in range(r):
         for j in range(i + 1):
             acc = 0.0
@@ -111,83 +110,85 @@ def gram_sigma_min(A, m, k, cut, work):
             else:
                 for c in range(m):
                     acc += A[c, i] * A[c, j]
-            G[i, j] = G[j, i] = acc
-    trace = 0.0
-    for i in range(r):
-        trace += G[i, i]
-    if not cholesky(G, r, 0.0, Gs[L]):
+            Gs[0, i, j] = Gs[0, j, i] = acc
+        trace += Gs[0, i, i]
+    if not cholesky(Gs, r, 0.0, 1):
         return -1.0
     # Rayleigh quotient iteration with safe shifts μ < λ_min: y = (G − μ I)⁻¹ x, x = y / ‖y‖,
     # ρ = xᵀ G x, r = ‖G x − ρ x‖; an eigenvalue lies within r of ρ, and ρ ≥ λ_min
     acc = 0.0
     for i in range(r):
-        acc += warm[i] * warm[i]
+        acc += vec[WARM, i] * vec[WARM, i]
     if not (wide and acc > 0.0):          # cold: a fixed start (deterministic)
         for i in range(r):
-            warm[i] = (1.0 if i % 2 == 0 else -1.0) / math.sqrt(r)
-    F, mu = L, 0.0
+            vec[X, i] = (1.0 if i % 2 == 0 else -1.0) / math.sqrt(r)
+    F, mu = 1, 0.0
     for _ in range(MAX_INVERSE_ITERATIONS):
-        cholesky_solve(Gs[F], r, warm, y)
+        cholesky_solve(Gs, F, r, vec, X, Y)
         yy = 0.0
         for i in range(r):
-            yy += y[i] * y[i]
+            yy += vec[Y, i] * vec[Y, i]
         inv = 1.0 / math.sqrt(yy)
         rho = 0.0
         for i in range(r):
-            warm[i] = y[i] * inv
+            vec[X, i] = vec[Y, i] * inv
         for i in range(r):
             acc = 0.0
             for j in range(r):
-                acc += G[i, j] * warm[j]
-            gx[i] = acc
-            rho += warm[i] * acc
+                acc += Gs[0, i, j] * vec[X, j]
+            vec[GX, i] = acc
+            rho += vec[X, i] * acc
         res = 0.0
         for i in range(r):
-            res += (gx[i] - rho * warm[i]) ** 2
+            res += (vec[GX, i] - rho * vec[X, i]) ** 2
         res = math.sqrt(res)
         floor = rho * (1.0 - CERTIFY)
         if floor <= cut * cut or rho < GRAM_MIN_RATIO * trace:
             break
         spare = 3 if F == 2 else 2
-        if cholesky(G, r, floor, Gs[spare]):       # certified: λ_min ∈ (floor, ρ]
+        if cholesky(Gs, r, floor, spare):       # certified: λ_min ∈ (floor, ρ]
+            if not wide:        # a vector of the column space: no start for the next row one
+                for i in range(r):
+                    vec[WARM, i] = 0.0
             return math.sqrt(rho)
         shift = rho - 1.01 * res
-        if mu < shift < rho and cholesky(G, r, shift, Gs[spare]):
+        if mu < shift < rho and cholesky(Gs, r, shift, spare):
             F, mu = spare, shift
-    warm[:] = 0.0
+    for i in range(vec.shape[1]):
+        vec[WARM, i] = 0.0
     return -1.0
 
 
 @numba.njit(cache=True, inline='always')
-def gram_solve(A, m, k, lam, work):
+def gram_solve(A, m, k, lam, Gs, vec, out, idx):
     """
-    Step Σ s_i / (s_i² + λ²) (u_iᵀ ê) v_i of the level A[:, :k], ê = A[:, k], all s_i kept.
+    Add the step Σ s_i / (s_i² + λ²) (u_iᵀ ê) v_i of the level A[:, :k], ê = A[:, k].
 
-    After :func:`gram_sigma_min` succeeded on A; the step (k,) lands in work's vectors[2].
+    After :func:`gram_sigma_min` succeeded on A (all s_i kept): out[idx[c]] += step[c] for the
+    k columns c.
     """
-    Gs, vec, _ = work
-    G, L, L2 = Gs[0], Gs[1], Gs[2]
-    y, b, out = vec[0], vec[1], vec[2]
+    Y, B = 0, 1
     wide = k >= m
     r = m if wide else k
-    F = L
+    F = 1
     if lam > 0.0:
-        if not cholesky(G, r, -lam * lam, L2):       # cannot fail: G + λ² I is definite
-            raise ValueError('gram_solve: G + lambda^2 I not positive definite')
-        F = L2
+        cholesky(Gs, r, -lam * lam, 2)     # G + λ² I: definite
+        F = 2
     if wide:            # Aᵀ (A Aᵀ + λ² I)⁻¹ ê
         for i in range(m):
-            b[i] = A[i, k]
-        cholesky_solve(F, m, b, y)
+            vec[B, i] = A[i, k]
+        cholesky_solve(Gs, F, m, vec, B, Y)
         for c in range(k):
             acc = 0.0
             for i in range(m):
-                acc += A[i, c] * y[i]
-            out[c] = acc
+                acc += A[i, c] * vec[Y, i]
+            out[idx[c]] += acc
     else:               # (Aᵀ A + λ² I)⁻¹ Aᵀ ê
         for c in range(k):
             acc = 0.0
             for i in range(m):
                 acc += A[i, c] * A[i, k]
-            b[c] = acc
-        cholesky_solve(F, k, b, out)
+            vec[B, c] = acc
+        cholesky_solve(Gs, F, k, vec, B, Y)
+        for c in range(k):
+            out[idx[c]] += vec[Y, c]

@@ -169,7 +169,7 @@ def solve_local(theta0, ch, bounds, pose, locks, options, budget, out, lw):
     T, P, J6, e6, wk, dtheta, nxt, theta_prev, history, lm, rc, eL = lw
     J, e = J6[:rows], e6[:rows]
     no_posture = np.empty(0)
-    reset_basis(wk[12], wk[15][2])  # each local solve starts cold (independent of history)
+    reset_basis(wk[12], wk[16])  # each local solve starts cold (independent of history)
     theta[:] = theta0
     _place(theta, lower, upper, continuous, periodic)
     norm = evaluate(theta, target, wp, wo, rows, ch, T, J6, P, e6)

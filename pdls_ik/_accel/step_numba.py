@@ -145,8 +145,7 @@ def step_work(m, n, locks):
     return (np.empty(m), np.empty((m, n + 1)), np.empty(m), np.empty(m), np.empty(n),
             np.empty(n, dtype=np.bool_), np.empty(n, dtype=np.bool_), np.empty(n), np.empty(n),
             np.empty(m), np.empty(n, dtype=np.int64), np.empty((m, n + 1)), np.eye(m),
-            np.empty(locks), np.empty(locks),
-            (np.empty((4, m, m)), np.empty((3, m + n)), np.zeros(m)))
+            np.empty(locks), np.empty(locks), np.empty((4, m, m)), np.zeros((4, m + n)))
 
 
 @numba.njit(cache=True)
@@ -178,7 +177,7 @@ def levels_step(levels, theta, box, options, clamps, posture, limit_diff, out):
     dtheta, wk, level_metrics, res_clamped = out
     e_hat, W, s, norms, fixed, active = wk[:6]
     clamped, lo2, up2, e_clamp, idx, A, Q = wk[6], wk[7], wk[8], wk[9], wk[10], wk[11], wk[12]
-    eLc, eL_hat = wk[13], wk[14]
+    eLc, eL_hat, Gs, gv = wk[13], wk[14], wk[15], wk[16]
     n, m, L = theta.shape[0], J.shape[0], lock_idx.shape[0]
     res_clamped[0] = res_clamped[1] = False
     scale = 1.0
@@ -251,17 +250,14 @@ def levels_step(levels, theta, box, options, clamps, posture, limit_diff, out):
                 A[r, c] = J[r, idx[c]]
             A[r, k] = e_hat[r]
         # full rank without a posture (no null space needed): the Gram matrix's closed form
-        smin = gram_sigma_min(A, m, k, cut, wk[15]) if k and not posture.shape[0] else -1.0
+        smin = gram_sigma_min(A, m, k, cut, Gs, gv) if k and not posture.shape[0] else -1.0
         if smin > 0.0:
             lam = lam_fixed
             if lam < 0.0:
                 lam = _auto_lambda(math.sqrt(_sq(e_hat)), smin, tmax)
             level_metrics[1, LM_LAMBDA], level_metrics[1, LM_SIGMA] = lam, smin
             level_metrics[1, LM_RANK] = min(m, k)
-            gram_solve(A, m, k, lam, wk[15])
-            step = wk[15][1][2]
-            for col in range(k):
-                dtheta[idx[col]] += step[col]
+            gram_solve(A, m, k, lam, Gs, gv, dtheta, idx)
             rank = 0        # the SVD's rows W are not computed
         else:
             _rotate_into(W, A, k, Q)
@@ -547,14 +543,14 @@ def lock_arrays(locks, continuous):
 
 
 @numba.njit(cache=True)
-def reset_basis(Q, warm=None):
+def reset_basis(Q, gv=None):
     """
     Set Q (m, m) to the identity: the next SVD starts cold (results independent of history).
 
-    warm (m,), if given: the Gram step's inverse iteration vector, zeroed (cold) as well.
+    gv (4, m + n), if given: the Gram step's vectors, its iteration vector zeroed (cold) as well.
     """
-    if warm is not None:
-        warm[:] = 0.0
+    if gv is not None:
+        gv[3, :] = 0.0
     Q[:, :] = 0.0
     for i in range(Q.shape[0]):
         Q[i, i] = 1.0
