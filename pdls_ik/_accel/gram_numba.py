@@ -41,9 +41,12 @@ import numba
 CERTIFY = 1e-10
 #: Rayleigh quotient iterations at most before declining
 MAX_INVERSE_ITERATIONS = 12
-#: the Gram matrix is used only where σ_min² ≥ GRAM_MIN_RATIO ‖A‖_F² (κ(A) ≲ 300): its rounding
-#: error, ε κ², then stays below 1e-11 of the step (the SVD's is ε κ)
-GRAM_MIN_RATIO = 1e-5
+#: the Gram matrix solves a step where (σ_min² + λ²) ≥ GRAM_MIN_RATIO ‖A‖_F²: its rounding error,
+#: ε (σ_max² + λ²) / (σ_min² + λ²), then stays below 1e-11 of the step (the SVD's: ε κ). With
+#: σ_min² < GRAM_MIN_RATIO ‖A‖_F², only where λ does not depend on σ_min (fixed, or saturated at
+#: d / 2), and σ_min² ≥ GRAM_SIGMA_RATIO ‖A‖_F²: σ_min (a reported metric) then has a relative
+#: error below 1e-10 (ε ‖A‖_F² / 2σ_min²)
+GRAM_MIN_RATIO, GRAM_SIGMA_RATIO = 1e-5, 1e-6
 
 
 @numba.njit(cache=True, inline='always')
@@ -94,8 +97,9 @@ def gram_sigma_min(A, m, k, cut, Gs, vec):
     :param cut: rank cut on the singular values.
     :param Gs: (4, m, m) work: G, its factor L, two spares; vec: (4, m + n) work, row 3 the
         last iteration vector (zero: start cold); see :func:`pdls_ik._accel.step_numba.step_work`.
-    :return: σ_min, or -1.0 when the step needs the SVD (G[:r, :r] and its factor L are kept
-        for :func:`gram_solve`).
+    :return: (σ_min, ‖A‖_F²); σ_min -1.0 when the step needs the SVD (else G[:r, :r] and its
+        factor L are kept for :func:`gram_solve`; whether its conditioning suits the step:
+        :func:`gram_suits`).
     """
     X, Y, GX, WARM = 3, 0, 1, 3
     wide = k >= m
@@ -113,7 +117,7 @@ def gram_sigma_min(A, m, k, cut, Gs, vec):
             Gs[0, i, j] = Gs[0, j, i] = acc
         trace += Gs[0, i, i]
     if not cholesky(Gs, r, 0.0, 1):
-        return -1.0
+        return -1.0, trace
     # Rayleigh quotient iteration with safe shifts μ < λ_min: y = (G − μ I)⁻¹ x, x = y / ‖y‖,
     # ρ = xᵀ G x, r = ‖G x − ρ x‖; an eigenvalue lies within r of ρ, and ρ ≥ λ_min
     acc = 0.0
@@ -143,20 +147,33 @@ def gram_sigma_min(A, m, k, cut, Gs, vec):
             res += (vec[GX, i] - rho * vec[X, i]) ** 2
         res = math.sqrt(res)
         floor = rho * (1.0 - CERTIFY)
-        if floor <= cut * cut or rho < GRAM_MIN_RATIO * trace:
+        if floor <= cut * cut or rho < GRAM_SIGMA_RATIO * trace:
             break
         spare = 3 if F == 2 else 2
         if cholesky(Gs, r, floor, spare):       # certified: λ_min ∈ (floor, ρ]
             if not wide:        # a vector of the column space: no start for the next row one
                 for i in range(r):
                     vec[WARM, i] = 0.0
-            return math.sqrt(rho)
+            return math.sqrt(rho), trace
         shift = rho - 1.01 * res
         if mu < shift < rho and cholesky(Gs, r, shift, spare):
             F, mu = spare, shift
     for i in range(vec.shape[1]):
         vec[WARM, i] = 0.0
-    return -1.0
+    return -1.0, trace
+
+
+@numba.njit(cache=True, inline='always')
+def gram_suits(smin, trace, lam, lam_fixed, d):
+    """
+    Tell whether the Gram matrix may solve a step (:data:`GRAM_MIN_RATIO`).
+
+    smin: σ_min; trace: ‖A‖_F²; lam: the step's λ; lam_fixed ≥ 0: λ is fixed; d: the residual ÷
+    step bound that the automatic λ aims at.
+    """
+    if smin * smin >= GRAM_MIN_RATIO * trace:
+        return True
+    return (lam_fixed >= 0.0 or smin <= 0.5 * d) and lam * lam >= GRAM_MIN_RATIO * trace
 
 
 @numba.njit(cache=True, inline='always')

@@ -34,7 +34,7 @@ import math
 import numba
 import numpy as np
 from pdls_ik._accel.chain_numba import turned
-from pdls_ik._accel.gram_numba import gram_sigma_min, gram_solve
+from pdls_ik._accel.gram_numba import gram_sigma_min, gram_solve, gram_suits
 from pdls_ik.pdls.posture import PROJECTOR_TOL
 
 #: per-level metrics of a step, rows (lock level, pose level): λ, rank, σ_min
@@ -250,11 +250,17 @@ def levels_step(levels, theta, box, options, clamps, posture, limit_diff, out):
                 A[r, c] = J[r, idx[c]]
             A[r, k] = e_hat[r]
         # full rank without a posture (no null space needed): the Gram matrix's closed form
-        smin = gram_sigma_min(A, m, k, cut, Gs, gv) if k and not posture.shape[0] else -1.0
+        smin, trace = gram_sigma_min(A, m, k, cut, Gs, gv) if k and not posture.shape[0] \
+            else (-1.0, 0.0)
+        lam = lam_fixed
         if smin > 0.0:
-            lam = lam_fixed
+            e_norm = math.sqrt(_sq(e_hat))
             if lam < 0.0:
-                lam = _auto_lambda(math.sqrt(_sq(e_hat)), smin, tmax)
+                lam = _auto_lambda(e_norm, smin, tmax)
+            if not gram_suits(smin, trace, lam, lam_fixed,
+                              e_norm / tmax if tmax < math.inf else 0.0):
+                smin = -1.0
+        if smin > 0.0:
             level_metrics[1, LM_LAMBDA], level_metrics[1, LM_SIGMA] = lam, smin
             level_metrics[1, LM_RANK] = min(m, k)
             gram_solve(A, m, k, lam, Gs, gv, dtheta, idx)
