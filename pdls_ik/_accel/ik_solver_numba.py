@@ -21,7 +21,7 @@ orientation: 6 rows, position-only: 3 rows) — with the options IKSolver passes
 :func:`pdls_ik._accel.step_numba.levels_step` (automatic or fixed λ, SVD damped pseudoinverse, the
 limiting loop with the periodic variables turned through their limits, Δθ clamping to
 ``theta_diff_max_mag``), the adaptive step size (slow-down / speed-up of the residual clamps),
-divergence check with revert, stall, iteration and time budgets (the clock is read every fourth
+divergence check with revert, stall, iteration and time budgets (the clock is read every eighth
 iteration), the best iterate, and IKSolver's restart monitor
 (:data:`pdls_ik.ik.restarts.RESTART_WINDOW`, :data:`pdls_ik.ik.restarts.RESTART_RATIO`) with
 restarts from IKSolver's table of random seeds (:class:`pdls_ik.ik.restarts.SeedTable`).
@@ -208,8 +208,8 @@ def solve_local(theta0, ch, bounds, pose, locks, options, budget, out, lw):
             return STALLED, iteration
         if iteration >= max_iterations:
             return MAX_ITERATIONS, iteration
-        if iteration >= min_iterations and (iteration & 3) == 0 and now() >= deadline:
-            return MAX_TIME, iteration      # the clock costs ~1 µs: every 4th iteration
+        if iteration >= min_iterations and (iteration & 7) == 7 and now() >= deadline:
+            return MAX_TIME, iteration      # the clock costs ~1 µs: every 8th iteration
         if have_step:
             adapt_step_size(clamps, last_mag, tmax, diverging, L > 0, last_l, last_p, rc,
                             residual_tol)
