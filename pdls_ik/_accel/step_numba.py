@@ -20,10 +20,12 @@ in the null space of both. The lock level is a weighted selection of joints, J =
 damped least-squares step is the closed form ``Δθ_j = w ê_j / (w² + λ²)`` on each unclamped
 locked joint, and its null-space projector removes those columns, so that the pose level is
 solved on the other joints with the lock step as a fixed motion (Baerlocher & Boulic 2004, §3:
-the priority loop with compensated residual). The pose level is solved by the SVD of its active
-columns (one-sided Jacobi, :func:`jacobi_rows`, started from the U of the previous SVD) with
-automatic λ (:func:`pdls_ik.pdls.pinv.auto_lambda`, Baerlocher 2001) or a fixed λ; the posture
-is projected by I − Σ v_i v_iᵀ over its kept right singular vectors. Then the limiting loop
+the priority loop with compensated residual). The pose level is solved, when it has full rank and
+no posture follows, from its Gram matrix (:mod:`pdls_ik._accel.gram_numba`: Cholesky and a
+certified σ_min, the same step to rounding), else by the SVD of its active columns (one-sided
+Jacobi, :func:`jacobi_rows`, started from the U of the previous SVD), with automatic λ
+(:func:`pdls_ik.pdls.pinv.auto_lambda`, Baerlocher 2001) or a fixed λ; the posture is projected
+by I − Σ v_i v_iᵀ over its kept right singular vectors. Then the limiting loop
 (Baerlocher & Boulic 2004, §4; periodic variables turned through their limits as
 :mod:`pdls_ik.pdls.periodic` does), Δθ clamping and the exact stay inside the limits.
 """
