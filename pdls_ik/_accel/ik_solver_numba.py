@@ -215,7 +215,7 @@ def solve_local(theta0, ch, bounds, pose, locks, options, budget, out, lw):
                             residual_tol)
         last_l, last_p = norm_l, norm
         last_mag = step_inline((J, e, eL, lock_idx, lock_w), theta,
-                               (lower, upper, free, periodic), (lam_fixed, tmax, svd_tol),
+                               (lower, upper, free, periodic), (lam_fixed, tmax, svd_tol, True),
                                (clamps[0] if L else -1.0, clamps[1]), no_posture, True,
                                (dtheta, wk, lm, rc))
         metrics[M_LOCK_LAMBDA], metrics[M_LOCK_RANK], metrics[M_LOCK_SIGMA] = \

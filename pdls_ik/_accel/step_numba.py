@@ -161,9 +161,11 @@ def levels_step(levels, theta, box, options, clamps, posture, limit_diff, out):
     :param theta: (n,) θ within the box.
     :param box: (lo, up, free, periodic): bounds (n,), free (n,) bool, periodic (n,) bool: the
         variables turned through their limits instead of clamped.
-    :param options: (lam_fixed, tmax, svd_tol): λ of every level (< 0: automatic);
+    :param options: (lam_fixed, tmax, svd_tol, gram): λ of every level (< 0: automatic);
         θ_diff_max_mag, also the target of the automatic λ; relative rank tolerance (σ >
-        svd_tol ‖J_k‖_F over the free columns counts).
+        svd_tol ‖J_k‖_F over the free columns counts); gram: a full-rank pose level without
+        posture may be solved from its Gram matrix (:mod:`pdls_ik._accel.gram_numba`; the
+        one-shot kernel), else always by the SVD (the tracking cycle).
     :param clamps: (rmm_lock, rmm_pose), residual clamps (< 0: none).
     :param posture: (n,) variation, or an empty array; limit_diff: clamp ‖Δθ‖ to tmax.
     :param out: (dtheta, wk, level_metrics, res_clamped): Δθ (n,) out; :func:`step_work`;
@@ -174,7 +176,7 @@ def levels_step(levels, theta, box, options, clamps, posture, limit_diff, out):
     """
     J, e, eL, lock_idx, w = levels
     lo, up, free, periodic = box
-    lam_fixed, tmax, svd_tol = options
+    lam_fixed, tmax, svd_tol, gram = options
     rmm_lock, rmm_pose = clamps
     dtheta, wk, level_metrics, res_clamped = out
     e_hat, W, s, norms, fixed, active = wk[:6]
@@ -252,8 +254,8 @@ def levels_step(levels, theta, box, options, clamps, posture, limit_diff, out):
                 A[r, c] = J[r, idx[c]]
             A[r, k] = e_hat[r]
         # full rank without a posture (no null space needed): the Gram matrix's closed form
-        smin, trace = gram_sigma_min(A, m, k, cut, Gs, gv) if k and not posture.shape[0] \
-            else (-1.0, 0.0)
+        smin, trace = gram_sigma_min(A, m, k, cut, Gs, gv) if gram and k and \
+            not posture.shape[0] else (-1.0, 0.0)
         lam = lam_fixed
         if smin > 0.0:
             e_norm = math.sqrt(_sq(e_hat))
