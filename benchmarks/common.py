@@ -35,6 +35,7 @@ from pathlib import Path
 import platform
 import sys
 from typing import Dict, List, Optional, Tuple
+import warnings
 
 for _var in ('OPENBLAS_NUM_THREADS', 'OMP_NUM_THREADS', 'MKL_NUM_THREADS'):
     os.environ.setdefault(_var, '1')
@@ -82,13 +83,45 @@ class Robot:
         return np.flatnonzero(np.any(chain.select != 0.0, axis=0))
 
 
-def _robot(label: str, path: Path, tip: str) -> Robot:
-    linkage = load_urdf(path)
-    return Robot(label, path, tip, linkage.base_link, linkage)
+#: arms of example-robot-data (pip install example-robot-data): label, file under its robots/,
+#: tip, base ('' = the root). Continuous joints (kinova), limit ranges off zero (kinova
+#: [0.82, 5.46], xarm7 joint4 [-0.19, 3.93], z1 joint2 [0, 2.97], talos arm_left_2 [0, 2.88]).
+#: (TIAGo's arm below its torso: roboticstoolbox's ik_LM failed every goal of it.)
+ERD_ARMS = (
+    ('kinova (erd)', 'kinova_description/robots/kinova.urdf', 'j2s6s200_link_6', ''),
+    ('z1 (erd)', 'z1_description/urdf/z1.urdf', 'link06', ''),
+    ('xarm7 (erd)', 'xarm_description/urdf/xarm7.urdf', 'link7', ''),
+    ('talos arm (erd)', 'talos_data/robots/talos_left_arm.urdf', 'arm_left_7_link', ''),
+    ('ur10 (erd)', 'ur_description/urdf/ur10_robot.urdf', 'ee_link', ''),
+)
 
 
-def robots(names: Optional[List[str]] = None) -> List[Robot]:
-    """List the suite's robots: bundled Panda and UR5, then ../shared/robots/*.urdf."""
+def _robot(label: str, path: Path, tip: str, base: str = '') -> Robot:
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')     # URDF notes (meshes, inertias) of third-party files
+        linkage = load_urdf(path)
+    return Robot(label, path, tip, base or linkage.base_link, linkage)
+
+
+def erd_robots() -> List[Robot]:
+    """Return the :data:`ERD_ARMS` (none, with a note, without example-robot-data)."""
+    try:
+        dist = metadata.distribution('example-robot-data')
+    except metadata.PackageNotFoundError:
+        print('note: example-robot-data not installed: its arms skipped', file=sys.stderr)
+        return []
+    files = {str(f).split('example-robot-data/robots/', 1)[1]: Path(dist.locate_file(f))
+             for f in dist.files or [] if 'example-robot-data/robots/' in str(f)}
+    return [_robot(label, files[rel], tip, base) for label, rel, tip, base in ERD_ARMS
+            if rel in files]
+
+
+def robots(names: Optional[List[str]] = None, erd: bool = False) -> List[Robot]:
+    """
+    List the suite's robots: bundled Panda and UR5, then ../shared/robots/*.urdf.
+
+    ``erd``: then the arms of example-robot-data (:data:`ERD_ARMS`).
+    """
     out = [_robot(f'{name} (bundled)', bundled_urdf(name), BUNDLED_ROBOTS[name][1])
            for name in ('panda', 'ur5')]
     tips = {'panda': 'panda_link8', 'ur5': 'ee_link'}
@@ -101,6 +134,8 @@ def robots(names: Optional[List[str]] = None) -> List[Robot]:
             out.append(_robot(f'{path.stem} (shared)', path, tip))
     else:
         print(f'note: {SHARED_ROBOTS} not found: shared robots skipped', file=sys.stderr)
+    if erd:
+        out.extend(erd_robots())
     if names:
         out = [r for r in out if any(r.label.startswith(n) for n in names)]
     return out

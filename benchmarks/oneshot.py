@@ -25,6 +25,11 @@ the best peer of the same run (success: ours / best; times: ours / best).
 
     python benchmarks/oneshot.py --quick          # N = 30, ikpy on 10 targets
     python benchmarks/oneshot.py -n 1000          # the full protocol
+    python benchmarks/oneshot.py -n 1000 --erd --seeds random --timeouts 5 \
+        --solvers 'pdls_ik IKSolver[numba]' 'rtb ik_LM'   # also example-robot-data arms
+
+Each pdls_ik row also gives its mean time ÷ roboticstoolbox ``ik_LM``'s in the same run
+(``ratio_ik_lm``), when ik_LM ran.
 """
 from __future__ import annotations
 
@@ -42,10 +47,15 @@ SLOW = {'ikpy': 10}  # solvers run on fewer targets in --quick (tens of ms per s
 
 
 def run(n: int = 1000, timeouts=(0.005, 0.05), seed_modes=('random', 'mid'),
-        robot_names=None, solver_labels=None, quick: bool = False, log=print) -> List[Dict]:
-    """Run the protocol; returns one row (dict) per (robot, seeds, timeout, solver)."""
+        robot_names=None, solver_labels=None, quick: bool = False, log=print,
+        erd: bool = False) -> List[Dict]:
+    """
+    Run the protocol; returns one row (dict) per (robot, seeds, timeout, solver).
+
+    ``erd``: also the arms of example-robot-data (:data:`common.ERD_ARMS`).
+    """
     rows = []
-    for robot in robots(robot_names):
+    for robot in robots(robot_names, erd=erd):
         check = PinocchioCheck(robot)
         rng = np.random.default_rng(2024)
         qs = random_q(robot, rng, n)
@@ -78,7 +88,8 @@ def run(n: int = 1000, timeouts=(0.005, 0.05), seed_modes=('random', 'mid'),
                     rows.append(row)
                     log(f'{robot.label:<16} {mode:<6} {timeout * 1e3:>4.0f} ms  {label:<32} '
                         f"{row['success_pct']:6.1f} %  mean {row['mean_ms']:7.3f} ms  "
-                        f"median {row['median_ms']:7.3f} ms  violations {violations}")
+                        f"median {row['median_ms']:7.3f} ms  "
+                        f"median ok {row['median_success_ms']:7.3f} ms  violations {violations}")
     add_ratios(rows)
     return rows
 
@@ -93,6 +104,7 @@ def add_ratios(rows: List[Dict]) -> None:
         others = [r for r in group if not r['ours']]
         if not others:
             continue
+        lm = [r for r in others if r['solver'] == 'rtb ik_LM']
         best_success = max(r['success_pct'] for r in others)
         best_mean = min(r['mean_ms'] for r in others)
         best_median = min(r['median_ms'] for r in others)
@@ -102,13 +114,16 @@ def add_ratios(rows: List[Dict]) -> None:
                 r['ratio_success'] = r['success_pct'] / best_success if best_success else None
                 r['ratio_mean'] = r['mean_ms'] / best_mean
                 r['ratio_median'] = r['median_ms'] / best_median
+                if lm:
+                    r['ratio_ik_lm'] = r['mean_ms'] / lm[0]['mean_ms']
 
 
 def markdown(rows: List[Dict]) -> str:
     """Return the results as a Markdown table (missing peers listed below it)."""
     lines = ['| robot | seeds | timeout | solver | N | success % | mean ms | median ms | p95 ms '
-             '| median ok ms | limit viol. | success / best peer | mean / best peer |',
-             '|---|---|---|---|---|---|---|---|---|---|---|---|---|']
+             '| median ok ms | limit viol. | success / best peer | mean / best peer '
+             '| mean / ik_LM |',
+             '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|']
     missing = set()
     for r in rows:
         if 'missing' in r:
@@ -116,10 +131,11 @@ def markdown(rows: List[Dict]) -> str:
             continue
         ratio_s = f"{r['ratio_success']:.3f}" if r.get('ratio_success') is not None else ''
         ratio_m = f"{r['ratio_mean']:.2f}" if 'ratio_mean' in r else ''
+        ratio_lm = f"{r['ratio_ik_lm']:.2f}" if 'ratio_ik_lm' in r else ''
         lines.append(f"| {r['robot']} | {r['seeds']} | {r['timeout_ms']:.0f} ms | {r['solver']} "
                      f"| {r['n']} | {r['success_pct']:.1f} | {r['mean_ms']:.3f} | "
                      f"{r['median_ms']:.3f} | {r['p95_ms']:.3f} | {r['median_success_ms']:.3f} | "
-                     f"{r['limit_violations']} | {ratio_s} | {ratio_m} |")
+                     f"{r['limit_violations']} | {ratio_s} | {ratio_m} | {ratio_lm} |")
     for solver, robot, why in sorted(missing):
         lines.append(f'\nMissing peer: {solver} on {robot}: {why}')
     return '\n'.join(lines)
@@ -130,10 +146,18 @@ def main(argv=None) -> int:
         parser.add_argument('-n', type=int, help='targets per robot (default 1000, quick 30)')
         parser.add_argument('--robots', nargs='*', help='robot label prefixes, e.g. panda ur5')
         parser.add_argument('--solvers', nargs='*', help='solver labels (see peers.SOLVERS)')
+        parser.add_argument('--erd', action='store_true',
+                            help='also the arms of example-robot-data (common.ERD_ARMS)')
+        parser.add_argument('--seeds', nargs='*', choices=('random', 'mid'),
+                            default=['random', 'mid'], help='seed modes (default both)')
+        parser.add_argument('--timeouts', nargs='*', type=float, default=[5.0, 50.0],
+                            help='timeouts [ms] (default 5 50)')
 
     def go(args):
         n = args.n or (30 if args.quick else 1000)
-        return run(n, robot_names=args.robots, solver_labels=args.solvers, quick=args.quick)
+        return run(n, tuple(t * 1e-3 for t in args.timeouts), tuple(args.seeds),
+                   robot_names=args.robots, solver_labels=args.solvers, quick=args.quick,
+                   erd=args.erd)
     return protocol_main(__doc__, 'N = 30, slow peers on fewer', go, markdown, argv, extra)
 
 

@@ -92,18 +92,50 @@ def _chain_indices(robot: Robot) -> np.ndarray:
     return np.array([robot.linkage.joint_index(name) for name in chain.names])
 
 
+def _kinematic_urdf(robot: Robot) -> str:
+    """
+    Return the path of a copy of the robot's URDF: links and joints, without visual and collision.
+
+    roboticstoolbox runs every URDF through xacro, which stops at the ``package://`` mesh URIs
+    of example-robot-data's files, and refuses transmissions of joints it does not keep; IK
+    needs none of them.
+    """
+    tree = ET.fromstring(robot.text)
+    for el in list(tree):
+        if el.tag not in ('link', 'joint'):     # transmissions, gazebo, materials
+            tree.remove(el)
+    for link in tree.findall('link'):
+        for el in link.findall('visual') + link.findall('collision'):
+            link.remove(el)
+    with tempfile.NamedTemporaryFile('w', suffix='.urdf', delete=False) as f:
+        f.write(ET.tostring(tree, encoding='unicode'))
+    return f.name
+
+
+def _child_on_path(robot: Robot) -> str:
+    """Return the link right below the base on the path from the base to the tip."""
+    by_child = {j.find('child').get('link'): j.find('parent').get('link')
+                for j in ET.fromstring(robot.text).findall('joint')}
+    link = robot.tip
+    while by_child.get(link) not in (robot.base, None):
+        link = by_child[link]
+    return link
+
+
 def _rtb(robot: Robot, method: str) -> Solve:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter('ignore')
             import roboticstoolbox as rtb
-            model = rtb.Robot.URDF(str(robot.path))
+            model = rtb.Robot.URDF(_kinematic_urdf(robot))
             ets = model.ets(start=robot.base, end=robot.tip)
+            idx = _chain_indices(robot)
+            if ets.n != idx.size:       # rtb counts the joint into its start link: start one
+                ets = model.ets(start=_child_on_path(robot), end=robot.tip)    # link lower
     except ImportError as exc:
         raise PeerMissing(f'roboticstoolbox-python not installed ({exc})') from None
     except Exception as exc:  # noqa: BLE001 - any setup failure is reported as such
         raise PeerMissing(f'roboticstoolbox cannot load {robot.path.name}: {exc}') from None
-    idx = _chain_indices(robot)
     if ets.n != idx.size:
         raise PeerMissing(f'roboticstoolbox chain has {ets.n} joints, pdls_ik {idx.size}')
     q = mid_q(robot) + 0.1

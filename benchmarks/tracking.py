@@ -129,11 +129,16 @@ def run_case(label, robot, options, goal, q0, duration: float, backend: str = 'a
             'limit_violations': violations}
 
 
-def run(quick: bool = False, log=print) -> List[Dict]:
-    """Every path on the default backend (numba when installed), then on the NumPy reference."""
+def run(quick: bool = False, log=print, backends=None) -> List[Dict]:
+    """
+    Every path on the default backend (numba when installed), then on the NumPy reference.
+
+    ``backends``: a subset of ('auto', 'numpy') to run instead.
+    """
     duration = 2.0 if quick else 10.0
     rows = []
-    backends = ['auto', 'numpy'] if numba_available() else ['numpy']
+    if backends is None:
+        backends = ['auto', 'numpy'] if numba_available() else ['numpy']
     for label, robot, options, goal, q0 in cases(quick):
         for backend in backends:
             row = run_case(label, robot, options, goal, q0, duration, backend)
@@ -165,8 +170,11 @@ def markdown(rows: List[Dict]) -> str:
 
 
 def main(argv=None) -> int:
-    return protocol_main(__doc__, '2 s paths instead of 10 s', lambda a: run(a.quick), markdown,
-                         argv)
+    def extra(parser):
+        parser.add_argument('--backends', nargs='*', choices=('auto', 'numpy'),
+                            help="backends to run (default both; 'auto': numba when installed)")
+    return protocol_main(__doc__, '2 s paths instead of 10 s',
+                         lambda a: run(a.quick, backends=a.backends), markdown, argv, extra)
 
 
 if __name__ == '__main__':

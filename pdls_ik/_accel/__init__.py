@@ -20,12 +20,14 @@ NumPy reference when both are available. Each file is named after its reference:
 ``step_numba`` (:mod:`pdls_ik.pdls.step`, pgs, stepsize), ``ik_solver_numba``
 (:meth:`pdls_ik.ik.IKSolver.solve`), ``track_problem_numba`` (:mod:`pdls_ik.ik.track_problem`),
 ``batch_numba`` (:mod:`pdls_ik.ik.batch`), ``chain_numba`` (:mod:`pdls_ik.model.chain_arrays`
-and :func:`pdls_ik.lie.so3.rotation_log`, shared by the others); for a self-collision level:
-``collision_numba`` (:mod:`pdls_ik.model.collision`, :class:`pdls_ik.tasks.SelfCollisionTask`),
-``levels_numba`` (the inequality rows of :mod:`pdls_ik.pdls.levels` in the step of
-:mod:`pdls_ik.pdls.step`), ``pose_problem_numba`` (:meth:`pdls_ik.ik.IKSolver.solve` with it,
-:mod:`pdls_ik.ik.pose_problem`) and ``track_collision_numba`` (:meth:`pdls_ik.ik.IKSolver.track`
-with it, :mod:`pdls_ik.ik.track_problem`).
+and :func:`pdls_ik.lie.so3.rotation_log`, shared by the others), ``gram_numba`` (the full-rank
+damped step of :mod:`pdls_ik.pdls.pinv` from the Gram matrix, used by ``step_numba``); for a
+self-collision level: ``collision_numba`` (:mod:`pdls_ik.model.collision`,
+:class:`pdls_ik.tasks.SelfCollisionTask`), ``levels_numba`` (the inequality rows of
+:mod:`pdls_ik.pdls.levels` in the step of :mod:`pdls_ik.pdls.step`), ``pose_problem_numba``
+(:meth:`pdls_ik.ik.IKSolver.solve` with it, :mod:`pdls_ik.ik.pose_problem`) and
+``track_collision_numba`` (:meth:`pdls_ik.ik.IKSolver.track` with it,
+:mod:`pdls_ik.ik.track_problem`).
 
 Kernel arguments travel in a few plain tuples, unpacked by position at the top of each kernel:
 the chain ``ch`` (:func:`.chain_numba.chain_tuple`), bounds (limits, free and periodic masks),

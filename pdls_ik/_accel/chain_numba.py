@@ -35,19 +35,22 @@ def chain_tuple(c) -> tuple:
             c.select)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline='always')
 def turned(t, lower, upper):
     """:func:`pdls_ik.pdls.periodic.turn_into_limits` of one value: its image or NaN (none)."""
     image = t + TWO_PI * math.ceil((lower - t) / TWO_PI)
     return image if image <= upper else math.nan
 
 
-@numba.njit(cache=True, fastmath=False)
+@numba.njit(cache=True, fastmath=False, inline='always')
 def pose_jacobian(q, ch, T, J, P):
     """
     Tip pose T (4, 4) and Jacobian J (6, n) of chain ``ch`` at q (n,), base frame; P: work (4, 4).
 
     :meth:`pdls_ik.model.chain_arrays.ChainArrays.pose_and_jacobian` for one configuration.
+    Allocates nothing (a kernel calls it every iteration): the joint transform A goes through
+    T's storage, and the linear rows of a revolute column a_k × (p − p_k) are summed as
+    (Σ a_k) × p − Σ a_k × p_k, so that no joint origin p_k needs keeping until the tip p is known.
     """
     basis, qidx, mult, offset, start, end, axis, revolute, select = ch
     m = basis.shape[0]
@@ -55,37 +58,23 @@ def pose_jacobian(q, ch, T, J, P):
     for r in range(4):
         for c in range(4):
             P[r, c] = start[r, c]
-    pts = np.empty((m, 3))
-    axs = np.empty((m, 3))
-    A = np.empty(16)
-    tmp = np.empty((4, 4))
+    J[:, :] = 0.0
     for k in range(m):
         th = (q[qidx[k]] if qidx[k] < n else 0.0) * mult[k] + offset[k]
         s, c1 = math.sin(th), 1.0 - math.cos(th)
-        for i in range(16):
-            A[i] = basis[k, 0, i] + s * basis[k, 1, i] + c1 * basis[k, 2, i] + th * basis[k, 3, i]
+        for i in range(16):         # A (4, 4), row-major, held in T until the end
+            T[i // 4, i % 4] = basis[k, 0, i] + s * basis[k, 1, i] + c1 * basis[k, 2, i] \
+                + th * basis[k, 3, i]
         for r in range(3):
+            p0, p1, p2, p3 = P[r, 0], P[r, 1], P[r, 2], P[r, 3]
             for c in range(4):
-                tmp[r, c] = (P[r, 0] * A[c] + P[r, 1] * A[4 + c] + P[r, 2] * A[8 + c]
-                             + P[r, 3] * A[12 + c])
-        for r in range(3):
-            for c in range(4):
-                P[r, c] = tmp[r, c]
-        for r in range(3):
-            pts[k, r] = P[r, 3]
-            axs[k, r] = P[r, 0] * axis[k, 0] + P[r, 1] * axis[k, 1] + P[r, 2] * axis[k, 2]
-    for r in range(3):
-        for c in range(4):
-            T[r, c] = P[r, 0] * end[0, c] + P[r, 1] * end[1, c] + P[r, 2] * end[2, c] \
-                + P[r, 3] * end[3, c]
-    T[3, 0] = T[3, 1] = T[3, 2] = 0.0
-    T[3, 3] = 1.0
-    J[:, :] = 0.0
-    for k in range(m):
-        a0, a1, a2 = axs[k, 0], axs[k, 1], axs[k, 2]
-        if revolute[k]:
-            d0, d1, d2 = T[0, 3] - pts[k, 0], T[1, 3] - pts[k, 1], T[2, 3] - pts[k, 2]
-            col = (a1 * d2 - a2 * d1, a2 * d0 - a0 * d2, a0 * d1 - a1 * d0, a0, a1, a2)
+                P[r, c] = p0 * T[0, c] + p1 * T[1, c] + p2 * T[2, c] + p3 * T[3, c]
+        a0 = P[0, 0] * axis[k, 0] + P[0, 1] * axis[k, 1] + P[0, 2] * axis[k, 2]
+        a1 = P[1, 0] * axis[k, 0] + P[1, 1] * axis[k, 1] + P[1, 2] * axis[k, 2]
+        a2 = P[2, 0] * axis[k, 0] + P[2, 1] * axis[k, 1] + P[2, 2] * axis[k, 2]
+        if revolute[k]:     # angular rows a; linear rows −a × p_k now, (Σ a) × p at the end
+            x, y, z = P[0, 3], P[1, 3], P[2, 3]
+            col = (-(a1 * z - a2 * y), -(a2 * x - a0 * z), -(a0 * y - a1 * x), a0, a1, a2)
         else:
             col = (a0, a1, a2, 0.0, 0.0, 0.0)
         for j in range(n):
@@ -93,9 +82,21 @@ def pose_jacobian(q, ch, T, J, P):
             if w != 0.0:
                 for r in range(6):
                     J[r, j] += w * col[r]
+    for r in range(3):
+        for c in range(4):
+            T[r, c] = P[r, 0] * end[0, c] + P[r, 1] * end[1, c] + P[r, 2] * end[2, c] \
+                + P[r, 3] * end[3, c]
+    T[3, 0] = T[3, 1] = T[3, 2] = 0.0
+    T[3, 3] = 1.0
+    x, y, z = T[0, 3], T[1, 3], T[2, 3]
+    for j in range(n):
+        a0, a1, a2 = J[3, j], J[4, j], J[5, j]
+        J[0, j] += a1 * z - a2 * y
+        J[1, j] += a2 * x - a0 * z
+        J[2, j] += a0 * y - a1 * x
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline='always')
 def pose_residual(T, target, e):
     """
     Pose residual e (6,) of the tip pose T (4, 4) against target (4, 4): p* − p, log(R* Rᵀ).
@@ -104,17 +105,28 @@ def pose_residual(T, target, e):
     """
     for i in range(3):
         e[i] = target[i, 3] - T[i, 3]
-    R = np.empty((3, 3))
-    for i in range(3):
-        for j in range(3):
-            R[i, j] = target[i, 0] * T[j, 0] + target[i, 1] * T[j, 1] + target[i, 2] * T[j, 2]
-    s0 = 0.5 * (R[2, 1] - R[1, 2])
-    s1 = 0.5 * (R[0, 2] - R[2, 0])
-    s2 = 0.5 * (R[1, 0] - R[0, 1])
-    c = 0.5 * (R[0, 0] + R[1, 1] + R[2, 2] - 1.0)
+    # R = R* Rᵀ: the entries the closed form needs, no allocation
+    r01 = target[0, 0] * T[1, 0] + target[0, 1] * T[1, 1] + target[0, 2] * T[1, 2]
+    r02 = target[0, 0] * T[2, 0] + target[0, 1] * T[2, 1] + target[0, 2] * T[2, 2]
+    r10 = target[1, 0] * T[0, 0] + target[1, 1] * T[0, 1] + target[1, 2] * T[0, 2]
+    r12 = target[1, 0] * T[2, 0] + target[1, 1] * T[2, 1] + target[1, 2] * T[2, 2]
+    r20 = target[2, 0] * T[0, 0] + target[2, 1] * T[0, 1] + target[2, 2] * T[0, 2]
+    r21 = target[2, 0] * T[1, 0] + target[2, 1] * T[1, 1] + target[2, 2] * T[1, 2]
+    r00 = target[0, 0] * T[0, 0] + target[0, 1] * T[0, 1] + target[0, 2] * T[0, 2]
+    r11 = target[1, 0] * T[1, 0] + target[1, 1] * T[1, 1] + target[1, 2] * T[1, 2]
+    r22 = target[2, 0] * T[2, 0] + target[2, 1] * T[2, 1] + target[2, 2] * T[2, 2]
+    s0 = 0.5 * (r21 - r12)
+    s1 = 0.5 * (r02 - r20)
+    s2 = 0.5 * (r10 - r01)
+    c = 0.5 * (r00 + r11 + r22 - 1.0)
     sn = math.sqrt(s0 * s0 + s1 * s1 + s2 * s2)
     angle = math.atan2(sn, c)
     if c < 0.0 and sn < 1e-3:  # near π: axis from the symmetric part, sign from the skew part
+        R = np.empty((3, 3))
+        for i in range(3):
+            for j in range(3):
+                R[i, j] = target[i, 0] * T[j, 0] + target[i, 1] * T[j, 1] \
+                    + target[i, 2] * T[j, 2]
         best = 0
         for i in range(3):
             if R[i, i] > R[best, best]:

@@ -21,7 +21,7 @@ orientation: 6 rows, position-only: 3 rows) — with the options IKSolver passes
 :func:`pdls_ik._accel.step_numba.levels_step` (automatic or fixed λ, SVD damped pseudoinverse, the
 limiting loop with the periodic variables turned through their limits, Δθ clamping to
 ``theta_diff_max_mag``), the adaptive step size (slow-down / speed-up of the residual clamps),
-divergence check with revert, stall, iteration and time budgets (the clock is read every fourth
+divergence check with revert, stall, iteration and time budgets (the clock is read every eighth
 iteration), the best iterate (norms within rounding tie: the earlier stays), and IKSolver's
 restart monitor
 (:data:`pdls_ik.ik.restarts.RESTART_WINDOW`, :data:`pdls_ik.ik.restarts.RESTART_RATIO`) with
@@ -46,6 +46,10 @@ from pdls_ik._accel.step_numba import (adapt_step_size, improves_best, levels_st
                                        locks_held, reset_basis, step_work)
 from pdls_ik.model.chain_arrays import ChainArrays
 
+#: the step inlined into the solve loop: its tuples of arrays are not unpacked (reference counts
+#: changed atomically) at each call
+step_inline = numba.njit(cache=True, inline='always')(levels_step.py_func)
+
 #: status codes of the kernel; STUCK is the restart monitor's verdict (reported as "stalled")
 CONVERGED, STALLED, MAX_ITERATIONS, MAX_TIME, STUCK = 0, 1, 2, 3, 4
 STATUS_NAMES = ('converged', 'stalled', 'max_iterations', 'max_time', 'stalled')
@@ -68,7 +72,7 @@ def now():
     return t
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline='always')
 def evaluate(q, target, wp, wo, rows, ch, T, J6, P, e6):
     """Weighted residual e6[:rows] and Jacobian J6[:rows] at q; returns ‖e‖ of those rows."""
     pose_jacobian(q, ch, T, J6, P)
@@ -85,7 +89,7 @@ def evaluate(q, target, wp, wo, rows, ch, T, J6, P, e6):
     return math.sqrt(acc)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline='always')
 def _place(theta, lower, upper, continuous, periodic):
     """
     Place θ in the limits, in place.
@@ -103,7 +107,7 @@ def _place(theta, lower, upper, continuous, periodic):
         theta[j] = min(max(theta[j], lower[j]), upper[j])
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline='always')
 def residual_errors(e6, wp, wo, rows):
     """Unweighted (position [m], orientation [rad]) errors of a weighted residual."""
     pos = math.sqrt(e6[0] ** 2 + e6[1] ** 2 + e6[2] ** 2) / wp
@@ -125,7 +129,7 @@ def _local_work(n, rows, locks, max_iterations):
             np.empty(locks))
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline='always')
 def lock_residual(q, lock_idx, lock_values, lock_cont, w, out):
     """Lock residual w (value − q) (L,), the short way round for continuous joints; its norm."""
     acc = 0.0
@@ -166,7 +170,7 @@ def solve_local(theta0, ch, bounds, pose, locks, options, budget, out, lw):
     T, P, J6, e6, wk, dtheta, nxt, theta_prev, history, lm, rc, eL = lw
     J, e = J6[:rows], e6[:rows]
     no_posture = np.empty(0)
-    reset_basis(wk[12])        # each local solve starts its SVDs cold (independent of history)
+    reset_basis(wk[12], wk[16])  # each local solve starts cold (independent of history)
     theta[:] = theta0
     _place(theta, lower, upper, continuous, periodic)
     norm = evaluate(theta, target, wp, wo, rows, ch, T, J6, P, e6)
@@ -205,14 +209,14 @@ def solve_local(theta0, ch, bounds, pose, locks, options, budget, out, lw):
             return STALLED, iteration
         if iteration >= max_iterations:
             return MAX_ITERATIONS, iteration
-        if iteration >= min_iterations and (iteration & 3) == 0 and now() >= deadline:
-            return MAX_TIME, iteration      # the clock costs ~1 µs: every 4th iteration
+        if iteration >= min_iterations and (iteration & 7) == 7 and now() >= deadline:
+            return MAX_TIME, iteration      # the clock costs ~1 µs: every 8th iteration
         if have_step:
             adapt_step_size(clamps, last_mag, tmax, diverging, L > 0, last_l, last_p, rc,
                             residual_tol)
         last_l, last_p = norm_l, norm
-        last_mag = levels_step((J, e, eL, lock_idx, lock_w), theta,
-                               (lower, upper, free, periodic), (lam_fixed, tmax, svd_tol),
+        last_mag = step_inline((J, e, eL, lock_idx, lock_w), theta,
+                               (lower, upper, free, periodic), (lam_fixed, tmax, svd_tol, True),
                                (clamps[0] if L else -1.0, clamps[1]), no_posture, True,
                                (dtheta, wk, lm, rc))
         metrics[M_LOCK_LAMBDA], metrics[M_LOCK_RANK], metrics[M_LOCK_SIGMA] = \

@@ -20,10 +20,12 @@ in the null space of both. The lock level is a weighted selection of joints, J =
 damped least-squares step is the closed form ``Δθ_j = w ê_j / (w² + λ²)`` on each unclamped
 locked joint, and its null-space projector removes those columns, so that the pose level is
 solved on the other joints with the lock step as a fixed motion (Baerlocher & Boulic 2004, §3:
-the priority loop with compensated residual). The pose level is solved by the SVD of its active
-columns (one-sided Jacobi, :func:`jacobi_rows`, started from the U of the previous SVD) with
-automatic λ (:func:`pdls_ik.pdls.pinv.auto_lambda`, Baerlocher 2001) or a fixed λ; the posture
-is projected by I − Σ v_i v_iᵀ over its kept right singular vectors. Then the limiting loop
+the priority loop with compensated residual). The pose level is solved, when it has full rank and
+no posture follows, from its Gram matrix (:mod:`pdls_ik._accel.gram_numba`: Cholesky and a
+certified σ_min, the same step to rounding), else by the SVD of its active columns (one-sided
+Jacobi, :func:`jacobi_rows`, started from the U of the previous SVD), with automatic λ
+(:func:`pdls_ik.pdls.pinv.auto_lambda`, Baerlocher 2001) or a fixed λ; the posture is projected
+by I − Σ v_i v_iᵀ over its kept right singular vectors. Then the limiting loop
 (Baerlocher & Boulic 2004, §4; periodic variables turned through their limits as
 :mod:`pdls_ik.pdls.periodic` does), Δθ clamping and the exact stay inside the limits.
 """
@@ -34,6 +36,7 @@ import math
 import numba
 import numpy as np
 from pdls_ik._accel.chain_numba import turned
+from pdls_ik._accel.gram_numba import gram_sigma_min, gram_solve, gram_suits
 from pdls_ik.pdls.pgs import ZERO_COLUMN
 from pdls_ik.pdls.posture import PROJECTOR_TOL
 from pdls_ik.pdls.solve import BEST_TIE_ATOL, BEST_TIE_RTOL
@@ -42,7 +45,7 @@ from pdls_ik.pdls.solve import BEST_TIE_ATOL, BEST_TIE_RTOL
 LM_LAMBDA, LM_RANK, LM_SIGMA = range(3)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline='always')
 def _auto_lambda(residual_mag, min_sigma, target):
     """:func:`pdls_ik.pdls.pinv.auto_lambda` without the σ thresholds (IKSolver's options)."""
     d = residual_mag / target if target < math.inf else 0.0
@@ -51,6 +54,15 @@ def _auto_lambda(residual_mag, min_sigma, target):
     if min_sigma <= 0.5 * d:
         return 0.5 * d
     return math.sqrt(min_sigma * (d - min_sigma))
+
+
+@numba.njit(cache=True, inline='always')
+def _sq(v):
+    """‖v‖² of a short vector (a loop: numba's np.dot calls BLAS, slower at this size)."""
+    acc = 0.0
+    for i in range(v.shape[0]):
+        acc += v[i] * v[i]
+    return acc
 
 
 @numba.njit(cache=True)
@@ -112,7 +124,7 @@ def jacobi_rows(W, k, s, norms, Q):
         s[i] = math.sqrt(norms[i])
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline='always')
 def _rotate_into(W, A, k, Q):
     """W[:, :k + 1] = Q A[:, :k + 1]: the rows of [A | b] in the basis Q of a previous SVD."""
     m = W.shape[0]
@@ -131,12 +143,13 @@ def step_work(m, n, locks):
 
     (ê (m,), W (m, n + 1), s (m,), norms (m,), fixed (n,), active (n,), clamped (n,), lo (n,), up
     (n,), clamped e (m,), active indices (n,), [J̃ | ê] (m, n + 1), Uᵀ of the last SVD (m, m),
-    clamped and compensated lock residuals (locks,), (locks,)).
+    clamped and compensated lock residuals (locks,), (locks,), the work of
+    :func:`pdls_ik._accel.gram_numba.gram_sigma_min`: (4, m, m), (3, m + n), warm vector (m,)).
     """
     return (np.empty(m), np.empty((m, n + 1)), np.empty(m), np.empty(m), np.empty(n),
             np.empty(n, dtype=np.bool_), np.empty(n, dtype=np.bool_), np.empty(n), np.empty(n),
             np.empty(m), np.empty(n, dtype=np.int64), np.empty((m, n + 1)), np.eye(m),
-            np.empty(locks), np.empty(locks))
+            np.empty(locks), np.empty(locks), np.empty((4, m, m)), np.zeros((4, m + n)))
 
 
 @numba.njit(cache=True)
@@ -170,9 +183,11 @@ def levels_step(levels, theta, box, options, clamps, posture, limit_diff, out):
     :param theta: (n,) θ within the box.
     :param box: (lo, up, free, periodic): bounds (n,), free (n,) bool, periodic (n,) bool: the
         variables turned through their limits instead of clamped.
-    :param options: (lam_fixed, tmax, svd_tol): λ of every level (< 0: automatic);
+    :param options: (lam_fixed, tmax, svd_tol, gram): λ of every level (< 0: automatic);
         θ_diff_max_mag, also the target of the automatic λ; relative rank tolerance (σ >
-        svd_tol ‖J_k‖_F over the free columns counts).
+        svd_tol ‖J_k‖_F over the free columns counts); gram: a full-rank pose level without
+        posture may be solved from its Gram matrix (:mod:`pdls_ik._accel.gram_numba`; the
+        one-shot kernel), else always by the SVD (the tracking cycle).
     :param clamps: (rmm_lock, rmm_pose), residual clamps (< 0: none).
     :param posture: (n,) variation, or an empty array; limit_diff: clamp ‖Δθ‖ to tmax.
     :param out: (dtheta, wk, level_metrics, res_clamped): Δθ (n,) out; :func:`step_work`;
@@ -183,17 +198,17 @@ def levels_step(levels, theta, box, options, clamps, posture, limit_diff, out):
     """
     J, e, eL, lock_idx, w = levels
     lo, up, free, periodic = box
-    lam_fixed, tmax, svd_tol = options
+    lam_fixed, tmax, svd_tol, gram = options
     rmm_lock, rmm_pose = clamps
     dtheta, wk, level_metrics, res_clamped = out
     e_hat, W, s, norms, fixed, active = wk[:6]
     clamped, lo2, up2, e_clamp, idx, A, Q = wk[6], wk[7], wk[8], wk[9], wk[10], wk[11], wk[12]
-    eLc, eL_hat = wk[13], wk[14]
+    eLc, eL_hat, Gs, gv = wk[13], wk[14], wk[15], wk[16]
     n, m, L = theta.shape[0], J.shape[0], lock_idx.shape[0]
     res_clamped[0] = res_clamped[1] = False
     scale = 1.0
     if rmm_lock >= 0.0 and L:
-        nl = math.sqrt(np.dot(eL, eL))
+        nl = math.sqrt(_sq(eL))
         if nl > rmm_lock:
             scale = rmm_lock / nl
             res_clamped[0] = True
@@ -201,7 +216,7 @@ def levels_step(levels, theta, box, options, clamps, posture, limit_diff, out):
         eLc[i] = eL[i] * scale
     e_use = e
     if rmm_pose >= 0.0:
-        ne = math.sqrt(np.dot(e, e))
+        ne = math.sqrt(_sq(e))
         if ne > rmm_pose:
             for r in range(m):
                 e_clamp[r] = e[r] * (rmm_pose / ne)
@@ -260,19 +275,36 @@ def levels_step(levels, theta, box, options, clamps, posture, limit_diff, out):
             for c in range(k):
                 A[r, c] = J[r, idx[c]]
             A[r, k] = e_hat[r]
-        _rotate_into(W, A, k, Q)
-        jacobi_rows(W, k, s, norms, Q)
-        rank, smin = 0, math.inf
-        for i in range(m):
-            if s[i] > cut:
-                rank += 1
-                smin = min(smin, s[i])
-        level_metrics[1, LM_LAMBDA], level_metrics[1, LM_SIGMA] = 0.0, 0.0
-        level_metrics[1, LM_RANK] = rank
+        # full rank without a posture (no null space needed): the Gram matrix's closed form
+        smin, trace = gram_sigma_min(A, m, k, cut, Gs, gv) if gram and k and \
+            not posture.shape[0] else (-1.0, 0.0)
+        lam = lam_fixed
+        if smin > 0.0:
+            e_norm = math.sqrt(_sq(e_hat))
+            if lam < 0.0:
+                lam = _auto_lambda(e_norm, smin, tmax)
+            if not gram_suits(smin, trace, lam, lam_fixed,
+                              e_norm / tmax if tmax < math.inf else 0.0):
+                smin = -1.0
+        if smin > 0.0:
+            level_metrics[1, LM_LAMBDA], level_metrics[1, LM_SIGMA] = lam, smin
+            level_metrics[1, LM_RANK] = min(m, k)
+            gram_solve(A, m, k, lam, Gs, gv, dtheta, idx)
+            rank = 0        # the SVD's rows W are not computed
+        else:
+            _rotate_into(W, A, k, Q)
+            jacobi_rows(W, k, s, norms, Q)
+            rank, smin = 0, math.inf
+            for i in range(m):
+                if s[i] > cut:
+                    rank += 1
+                    smin = min(smin, s[i])
+            level_metrics[1, LM_LAMBDA], level_metrics[1, LM_SIGMA] = 0.0, 0.0
+            level_metrics[1, LM_RANK] = rank
         if rank:
             lam = lam_fixed
             if lam < 0.0:
-                lam = _auto_lambda(math.sqrt(np.dot(e_hat, e_hat)), smin, tmax)
+                lam = _auto_lambda(math.sqrt(_sq(e_hat)), smin, tmax)
             level_metrics[1, LM_LAMBDA], level_metrics[1, LM_SIGMA] = lam, smin
             for i in range(m):
                 if s[i] > cut:
@@ -312,7 +344,7 @@ def levels_step(levels, theta, box, options, clamps, posture, limit_diff, out):
     for j in range(n):
         if not free[j]:
             dtheta[j] = 0.0
-    mag = math.sqrt(np.dot(dtheta, dtheta))
+    mag = math.sqrt(_sq(dtheta))
     diff_clamped = limit_diff and mag > tmax
     if diff_clamped:
         dtheta *= tmax / mag
@@ -400,7 +432,7 @@ def posture_within_limits(P, v, base, lo, up, periodic):
     return total
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline='always')
 def exactly_inside(theta, dtheta, lo, up, periodic, lo2, up2):
     """
     Fix Δθ (n,) where rounding put θ + Δθ a hair outside a limit θ started within (in place).
@@ -506,7 +538,7 @@ def pgs_box_step(levels, x0, box, params, out):
         at_bound[cols[a]] = xs[a] <= lo[a] or xs[a] >= up[a]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline='always')
 def adapt_step_size(clamps, last_mag, tmax, diverging, locked, last_lock, last_pose,
                     res_clamped, residual_tol):
     """
@@ -546,14 +578,20 @@ def lock_arrays(locks, continuous):
 
 
 @numba.njit(cache=True)
-def reset_basis(Q):
-    """Set Q (m, m) to the identity: the next SVD starts cold (results independent of history)."""
+def reset_basis(Q, gv=None):
+    """
+    Set Q (m, m) to the identity: the next SVD starts cold (results independent of history).
+
+    gv (4, m + n), if given: the Gram step's vectors, its iteration vector zeroed (cold) as well.
+    """
+    if gv is not None:
+        gv[3, :] = 0.0
     Q[:, :] = 0.0
     for i in range(Q.shape[0]):
         Q[i, i] = 1.0
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline='always')
 def locks_held(eL, tol):
     """Tell whether every weighted lock residual eL (L,) is within tol (True when L = 0)."""
     for i in range(eL.shape[0]):
@@ -562,7 +600,7 @@ def locks_held(eL, tol):
     return True
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline='always')
 def improves_best(norm_lock, norm_pose, locked, residual_tol, best_key):
     """
     Tell whether the levels' norms beat best_key (2,), updating it (the PDLS best iterate).

@@ -119,7 +119,7 @@ def track_cycle(q, ch, bounds, pose, locks, posture_task, options, budget, out):
     # the target of the cycle (TrackProblem.aim): the undamped step within the joint
     # limits tells whether the goal is within the box [lo, up] to first order
     levels = (J, e, eL, lock_idx, lock_w)
-    levels_step(levels, theta, (lower, upper, free, no_periodic), (0.0, tmax, svd_tol),
+    levels_step(levels, theta, (lower, upper, free, no_periodic), (0.0, tmax, svd_tol, False),
                 (-1.0, -1.0), no_posture, False, (dtheta, wk, lm, rc))
     share = math.inf
     for j in range(n):
@@ -132,7 +132,8 @@ def track_cycle(q, ch, bounds, pose, locks, posture_task, options, budget, out):
         # no: the pose that the box-constrained least-squares step d predicts is the target
         unbounded = np.full(n, np.inf)
         levels_step(levels, theta, (-unbounded, unbounded, free, no_periodic),
-                    (0.0, tmax, svd_tol), (-1.0, -1.0), no_posture, False, (dtheta, wk, lm, rc))
+                    (0.0, tmax, svd_tol, False), (-1.0, -1.0), no_posture, False,
+                    (dtheta, wk, lm, rc))
         at_bound = np.zeros(n, dtype=np.bool_)
         outside = False
         for j in range(n):
@@ -211,8 +212,9 @@ def track_cycle(q, ch, bounds, pose, locks, posture_task, options, budget, out):
             step_posture = no_posture
         last_l, last_p = norm_l, norm
         last_mag = levels_step(levels, theta, (lo, up, free, no_periodic),
-                               (lam_fixed, tmax, svd_tol), (clamps[0] if L else -1.0, clamps[1]),
-                               step_posture, True, (dtheta, wk, lm, rc))
+                               (lam_fixed, tmax, svd_tol, False),
+                               (clamps[0] if L else -1.0, clamps[1]), step_posture, True,
+                               (dtheta, wk, lm, rc))
         have_step = True
         for k in range(3):
             metrics[T_LOCK + 1 + k], metrics[T_POSE + 1 + k] = lm[0, k], lm[1, k]

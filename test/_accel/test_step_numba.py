@@ -137,7 +137,7 @@ def test_levels_step_bounds_the_posture_as_the_numpy_step_does():
         plain = step(levels, theta, lo, up, None, opts)
         dtheta, lm, rc = np.empty(n), np.zeros((2, 3)), np.zeros(2, dtype=bool)
         levels_step((J, e, e_lock, lock_idx, w), theta, (lo, up, free, np.zeros(n, dtype=bool)),
-                    (-1.0, 1.5, 1e-9), (-1.0, -1.0), posture, True,
+                    (-1.0, 1.5, 1e-9, True), (-1.0, -1.0), posture, True,
                     (dtheta, step_work(m, n, locks), lm, rc))
         np.testing.assert_allclose(dtheta, ref.theta_diff, rtol=0.0, atol=1e-9)
         new = theta + dtheta
