@@ -39,6 +39,7 @@ tuples, not NamedTuples: numba types a plain tuple at call time as fast as flat 
 """
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import os
 from pathlib import Path
@@ -47,9 +48,33 @@ from pathlib import Path
 # sources: a cache inside site-packages survives ``pip uninstall`` (pip does not know those
 # files) and the leftover ``pdls_ik/_accel/__pycache__`` then shadows a later (editable)
 # install as an empty namespace package. Set before numba is imported; a NUMBA_CACHE_DIR
-# chosen by the user wins.
+# chosen by the user wins. The folder is named after the package's sources (_sources_digest).
+
+
+def _sources_digest() -> str:
+    """
+    Return a digest of the package's sources, which names the folder of the compiled kernels.
+
+    numba checks only the file that defines a kernel: a kernel compiled against an older
+    version of a function or a constant it takes from another file (after a git pull, or an
+    upgrade that keeps file times) would be loaded stale and give wrong answers or crash.
+    The layers below the kernels' users (the ROS, message and command-line layers are left
+    out: editing them recompiles nothing); a few ms. Folders of older sources can be deleted.
+    """
+    digest = hashlib.sha1()
+    package = Path(__file__).resolve().parent.parent
+    above = {'ros', 'ros_logic', 'msgs', 'cli'}
+    for path in sorted(package.rglob('*.py')):
+        if path.relative_to(package).parts[0] in above:
+            continue
+        digest.update(str(path.relative_to(package)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
 os.environ.setdefault('NUMBA_CACHE_DIR', str(
-    Path(os.environ.get('XDG_CACHE_HOME') or Path.home() / '.cache') / 'pdls_ik' / 'numba'))
+    Path(os.environ.get('XDG_CACHE_HOME') or Path.home() / '.cache') / 'pdls_ik' / 'numba' /
+    _sources_digest()))
 
 
 def available() -> bool:

@@ -144,8 +144,8 @@ def test_one_shot_full_pose_and_a_colliding_goal(panda, coal_check):
     assert res.task_errors == {'self_collision': pytest.approx(0.0, abs=1e-6)}
 
 
-@pytest.mark.parametrize('position_only, margin', [(True, 0.0), (False, 0.0),
-                                                    (True, TRACKING_MARGIN)])
+@pytest.mark.parametrize('position_only, margin',
+                         [(True, 0.0), (False, 0.0), (True, TRACKING_MARGIN)])
 def test_tracking_cycles_agree_along_a_path_pushed_through_the_body(panda, position_only,
                                                                     margin):
     robot, model = panda
