@@ -41,10 +41,10 @@ import math
 import numba
 import numpy as np
 from pdls_ik._accel.chain_numba import turned
-from pdls_ik._accel.step_numba import (auto_lambda, clamp_stuck, compare_norms, exactly_inside,
-                                       jacobi_rows, posture_within_limits)
+from pdls_ik._accel.step_numba import (auto_lambda, bounded_gauss_seidel, clamp_stuck,
+                                       compare_norms, exactly_inside, jacobi_rows,
+                                       posture_within_limits)
 from pdls_ik.pdls.levels import ACTIVE_TOL
-from pdls_ik.pdls.pgs import ZERO_COLUMN
 
 #: per-level metrics of a step, columns of ``lm`` (3, 3): λ, rank, σ_min
 LM_LAMBDA, LM_RANK, LM_SIGMA = range(3)
@@ -322,40 +322,8 @@ def _stacked_pgs(levels, x0, box, params, wk, at_bound):
                     H[a, b] += ja * (w * J[r, cols[b]])
                 g[a] += ja * (w * used[r])
         w *= level_weight
-    for a in range(k):
-        for b in range(a):
-            H[a, b] = H[b, a]
-    xs, lo, up = np.empty(k), np.empty(k), np.empty(k)
-    for a in range(k):
-        lo[a], up[a] = lo_step[cols[a]], up_step[cols[a]]
-        xs[a] = min(max(x0[cols[a]], lo[a]), up[a])
-    zero = 0.0
-    for a in range(k):
-        zero = max(zero, ZERO_COLUMN * H[a, a])
-    for _ in range(max_iterations):
-        moved = 0.0
-        for i in range(k):
-            hii = H[i, i]
-            if hii <= zero:         # a zero column (rounding noise): x_i does not matter
-                new = min(max(0.0, lo[i]), up[i])
-            else:
-                acc = 0.0
-                for j in range(k):
-                    acc += H[i, j] * xs[j]
-                new = xs[i] - (acc - g[i]) / hii
-                new = up[i] if new > up[i] else (lo[i] if new < lo[i] else new)
-            moved = max(moved, abs(new - xs[i]))
-            xs[i] = new
-        biggest = 0.0
-        for i in range(k):
-            biggest = max(biggest, abs(xs[i]))
-        if moved <= tol * (1.0 + biggest):
-            break
-    x[:] = 0.0
-    at_bound[:] = False
-    for a in range(k):
-        x[cols[a]] = xs[a]
-        at_bound[cols[a]] = xs[a] <= lo[a] or xs[a] >= up[a]
+    bounded_gauss_seidel(H, g, (x0, cols), (lo_step, up_step), (max_iterations, tol),
+                         (x, at_bound))
 
 
 @numba.njit(cache=True)

@@ -463,6 +463,59 @@ def exactly_inside(theta, dtheta, lo, up, periodic, lo2, up2):
 
 
 @numba.njit(cache=True)
+def bounded_gauss_seidel(H, g, start, box, params, out):
+    """
+    Solve min ½ xᵀHx − gᵀx over lo_step ≤ x ≤ up_step by projected Gauss–Seidel sweeps.
+
+    :func:`pdls_ik.pdls.pgs.bounded_least_squares`: H (k, k), upper triangle filled (mirrored
+    here), g (k,) over the variables cols (k,) of start = (x0 (n,), cols); box = (lo_step,
+    up_step) (n,) each; params = (max_iterations, tol): sweeps ``x_i ← clip(x_i − (H_i · x −
+    g_i) / H_ii)`` from x0 projected onto the box until none moves a variable by more than
+    ``tol · (1 + max|x|)``; a column of rounding-noise size (``ZERO_COLUMN``) is a zero column.
+    Fills out = (x (n,), 0 outside cols; at_bound (n,) bool).
+    """
+    x0, cols = start
+    lo_step, up_step = box
+    max_iterations, tol = params
+    x, at_bound = out
+    k = cols.shape[0]
+    for a in range(k):
+        for b in range(a):
+            H[a, b] = H[b, a]
+    xs, lo, up = np.empty(k), np.empty(k), np.empty(k)
+    for a in range(k):
+        lo[a], up[a] = lo_step[cols[a]], up_step[cols[a]]
+        xs[a] = min(max(x0[cols[a]], lo[a]), up[a])
+    zero = 0.0
+    for a in range(k):
+        zero = max(zero, ZERO_COLUMN * H[a, a])
+    for _ in range(max_iterations):
+        moved = 0.0
+        for i in range(k):
+            hii = H[i, i]
+            if hii <= zero:         # a zero column (rounding noise): x_i does not matter
+                new = min(max(0.0, lo[i]), up[i])
+            else:
+                acc = 0.0
+                for j in range(k):
+                    acc += H[i, j] * xs[j]
+                new = xs[i] - (acc - g[i]) / hii
+                new = up[i] if new > up[i] else (lo[i] if new < lo[i] else new)
+            moved = max(moved, abs(new - xs[i]))
+            xs[i] = new
+        biggest = 0.0
+        for i in range(k):
+            biggest = max(biggest, abs(xs[i]))
+        if moved <= tol * (1.0 + biggest):
+            break
+    x[:] = 0.0
+    at_bound[:] = False
+    for a in range(k):
+        x[cols[a]] = xs[a]
+        at_bound[cols[a]] = xs[a] <= lo[a] or xs[a] >= up[a]
+
+
+@numba.njit(cache=True)
 def pgs_box_step(levels, x0, box, params, out):
     """
     Compute the undamped step of the levels (locks, pose) in a box, by projected Gauss–Seidel.
@@ -502,40 +555,8 @@ def pgs_box_step(levels, x0, box, params, out):
             if cols[a] == lock_idx[i]:
                 H[a, a] += w * w
                 g[a] += w * eL[i]
-    for a in range(k):
-        for b in range(a):
-            H[a, b] = H[b, a]
-    xs, lo, up = np.empty(k), np.empty(k), np.empty(k)
-    for a in range(k):
-        lo[a], up[a] = lo_step[cols[a]], up_step[cols[a]]
-        xs[a] = min(max(x0[cols[a]], lo[a]), up[a])
-    zero = 0.0
-    for a in range(k):
-        zero = max(zero, ZERO_COLUMN * H[a, a])
-    for _ in range(max_iterations):
-        moved = 0.0
-        for i in range(k):
-            hii = H[i, i]
-            if hii <= zero:         # a zero column (rounding noise): x_i does not matter
-                new = min(max(0.0, lo[i]), up[i])
-            else:
-                acc = 0.0
-                for j in range(k):
-                    acc += H[i, j] * xs[j]
-                new = xs[i] - (acc - g[i]) / hii
-                new = up[i] if new > up[i] else (lo[i] if new < lo[i] else new)
-            moved = max(moved, abs(new - xs[i]))
-            xs[i] = new
-        biggest = 0.0
-        for i in range(k):
-            biggest = max(biggest, abs(xs[i]))
-        if moved <= tol * (1.0 + biggest):
-            break
-    x[:] = 0.0
-    at_bound[:] = False
-    for a in range(k):
-        x[cols[a]] = xs[a]
-        at_bound[cols[a]] = xs[a] <= lo[a] or xs[a] >= up[a]
+    bounded_gauss_seidel(H, g, (x0, cols), (lo_step, up_step), (max_iterations, tol),
+                         (x, at_bound))
 
 
 @numba.njit(cache=True, inline='always')

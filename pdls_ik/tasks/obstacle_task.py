@@ -41,6 +41,7 @@ from pdls_ik.model.collision import CollisionModel
 from pdls_ik.model.obstacles import capsule_distances, Obstacle, ObstacleSet
 from pdls_ik.pdls import LESS_EQUAL
 from pdls_ik.tasks.base import Array, check_weight, TARGET, Task
+from pdls_ik.tasks.self_collision_task import set_distance_parameters
 
 
 class ObstacleTask(Task):
@@ -73,13 +74,7 @@ class ObstacleTask(Task):
                  rows_per_link: int = 2, weight: float = 1.0, tolerance: float = 1e-6,
                  priority: int = -1, name: Optional[str] = None):
         super().__init__(name or 'obstacles', weight, priority)
-        if not isinstance(model, CollisionModel):
-            raise InputError(f"task '{self.name}' model: expected a CollisionModel, got "
-                             f'{type(model).__name__}')
-        if model.linkage.n != linkage.n or model.linkage.link_names != linkage.link_names:
-            raise InputError(f"task '{self.name}': the collision model was built for robot "
-                             f"'{model.linkage.name}', not this linkage")
-        self.linkage, self.model = linkage, model
+        set_distance_parameters(self, linkage, model, (d_min, activation_distance, gain, margin))
         if isinstance(obstacles, ObstacleSet):
             self.obstacles = obstacles
         else:
@@ -91,28 +86,16 @@ class ObstacleTask(Task):
             self.obstacles = ObstacleSet()
             self.obstacles.put('', fixed)
         try:
-            self.d_min, self.margin = float(d_min), float(margin)
-            self.activation_distance, self.gain = float(activation_distance), float(gain)
             self.rows_per_link = int(rows_per_link)
         except (TypeError, ValueError):
-            raise InputError(f"task '{self.name}': d_min, activation_distance, gain, margin "
-                             'and rows_per_link must be numbers') from None
-        for key in ('d_min', 'margin'):
-            value = getattr(self, key)
-            if not (np.isfinite(value) and value >= 0.0):
-                raise InputError(f"task '{self.name}' {key}: {value!r} must be finite and ≥ 0")
-        if not self.activation_distance > self.d_min + self.margin:
-            raise InputError(f"task '{self.name}' activation_distance: {activation_distance!r} "
-                             f'must be > d_min + margin ({self.d_min + self.margin})')
-        if not 0.0 < self.gain <= 1.0:
-            raise InputError(f"task '{self.name}' gain: {gain!r} must be in (0, 1]")
+            raise InputError(f"task '{self.name}' rows_per_link: {rows_per_link!r} must be an "
+                             'integer') from None
         if self.rows_per_link < 1:
             raise InputError(f"task '{self.name}' rows_per_link: {rows_per_link!r} must be "
                              '≥ 1')
         self.tolerance = check_weight(tolerance, f"task '{self.name}' tolerance")
         #: indices into ``model.links`` of the links with rows (moved by a joint)
-        self.links = np.flatnonzero(model._ancestors.any(axis=1)) if model._ancestors.size \
-            else np.zeros(0, dtype=np.int64)
+        self.links = np.flatnonzero(model.links_moved_by(np.ones(linkage.n, dtype=bool)))
         rows = len(self.links) * self.rows_per_link
         self.comparison = np.full(rows, LESS_EQUAL)
         self.distances = np.full(rows, np.inf)

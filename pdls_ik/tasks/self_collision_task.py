@@ -69,6 +69,37 @@ def damper_gain(approach_speed: float, cycle_time: float, d_min: float,
                (float(activation_distance) - float(d_min)))
 
 
+def set_distance_parameters(task: Task, linkage, model: CollisionModel, values) -> None:
+    """
+    Check and set a distance task's linkage, model, d_min, activation_distance, gain, margin.
+
+    :param values: (d_min [m], activation_distance [m], gain, margin [m]), as the class says.
+    :raises InputError: the rule broken, naming the task and the parameter.
+    """
+    name = task.name
+    if not isinstance(model, CollisionModel):
+        raise InputError(f"task '{name}' model: expected a CollisionModel, got "
+                         f'{type(model).__name__}')
+    if model.linkage.n != linkage.n or model.linkage.link_names != linkage.link_names:
+        raise InputError(f"task '{name}': the collision model was built for robot "
+                         f"'{model.linkage.name}', not this linkage")
+    task.linkage, task.model = linkage, model
+    try:
+        task.d_min, task.activation_distance, task.gain, task.margin = (float(v) for v in values)
+    except (TypeError, ValueError):
+        raise InputError(f"task '{name}': d_min, activation_distance, gain and margin must be "
+                         'numbers') from None
+    for key in ('d_min', 'margin'):
+        value = getattr(task, key)
+        if not (np.isfinite(value) and value >= 0.0):
+            raise InputError(f"task '{name}' {key}: {value!r} must be finite and ≥ 0")
+    if not task.activation_distance > task.d_min + task.margin:
+        raise InputError(f"task '{name}' activation_distance: {task.activation_distance!r} "
+                         f'must be > d_min + margin ({task.d_min + task.margin})')
+    if not 0.0 < task.gain <= 1.0:
+        raise InputError(f"task '{name}' gain: {task.gain!r} must be in (0, 1]")
+
+
 class SelfCollisionTask(Task):
     """
     Keep every checked link pair of ``model`` at least ``d_min`` apart (module docstring).
@@ -97,30 +128,7 @@ class SelfCollisionTask(Task):
                  tolerance: float = 1e-6, priority: int = -1, name: Optional[str] = None,
                  margin: float = 0.0):
         super().__init__(name or 'self_collision', weight, priority)
-        if not isinstance(model, CollisionModel):
-            raise InputError(f"task '{self.name}' model: expected a CollisionModel, got "
-                             f'{type(model).__name__}')
-        if model.linkage.n != linkage.n or model.linkage.link_names != linkage.link_names:
-            raise InputError(f"task '{self.name}': the collision model was built for robot "
-                             f"'{model.linkage.name}', not this linkage")
-        self.linkage, self.model = linkage, model
-        try:
-            self.d_min = float(d_min)
-            self.activation_distance = float(activation_distance)
-            self.gain = float(gain)
-            self.margin = float(margin)
-        except (TypeError, ValueError):
-            raise InputError(f"task '{self.name}': d_min, activation_distance and gain must be "
-                             'numbers') from None
-        if not (self.d_min >= 0.0 and np.isfinite(self.d_min)):
-            raise InputError(f"task '{self.name}' d_min: {d_min!r} must be finite and ≥ 0")
-        if not (self.margin >= 0.0 and np.isfinite(self.margin)):
-            raise InputError(f"task '{self.name}' margin: {margin!r} must be finite and ≥ 0")
-        if not self.activation_distance > self.d_min + self.margin:
-            raise InputError(f"task '{self.name}' activation_distance: {activation_distance!r} "
-                             f'must be > d_min + margin ({self.d_min + self.margin})')
-        if not 0.0 < self.gain <= 1.0:
-            raise InputError(f"task '{self.name}' gain: {gain!r} must be in (0, 1]")
+        set_distance_parameters(self, linkage, model, (d_min, activation_distance, gain, margin))
         self.tolerance = check_weight(tolerance, f"task '{self.name}' tolerance")
         self.comparison = np.full(len(model.pairs), LESS_EQUAL)
         self.distances = np.full(len(model.pairs), np.inf)
