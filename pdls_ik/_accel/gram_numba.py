@@ -29,7 +29,11 @@ G − μ I factors), and certified: G − ρ (1 − :data:`CERTIFY`) I must fact
 inertia: no eigenvalue below ρ (1 − CERTIFY), so ρ is the smallest to that relative precision,
 and ρ ≥ λ_min by Rayleigh). The error of the Gram matrix grows as κ(A)²: for an ill-conditioned
 A (κ ≳ 300, :data:`GRAM_MIN_RATIO`), a σ_min at the rank cut, or an iteration that does not settle,
-:func:`gram_sigma_min` declines and the caller runs the Jacobi SVD (the same step to rounding).
+:func:`gram_rayleigh` declines and the caller runs the Jacobi SVD (the same step to rounding).
+Most steps need only a bound on σ_min: that the Gram matrix suits the step, and (automatic λ)
+that σ_min ≥ ‖ê‖ / θ_diff_max_mag, so λ = 0. One more Cholesky factorization certifies both
+(:func:`gram_above`), and the Rayleigh iteration runs only when the bound fails, or once for the
+σ_min reported of a solve's last step.
 """
 from __future__ import annotations
 
@@ -90,18 +94,13 @@ def cholesky_solve(Gs, f, r, vec, b, x):
 
 
 @numba.njit(cache=True, inline='always')
-def gram_sigma_min(A, m, k, cut, Gs, vec):
+def gram_factor(A, m, k, Gs):
     """
-    Smallest singular value of A[:, :k] (m, k) from its Gram matrix, if the level has full rank.
+    Form the Gram matrix G of A[:, :k] (m, k) into Gs[0] and factor it into Gs[1].
 
-    :param cut: rank cut on the singular values.
-    :param Gs: (4, m, m) work: G, its factor L, two spares; vec: (4, m + n) work, row 3 the
-        last iteration vector (zero: start cold); see :func:`pdls_ik._accel.step_numba.step_work`.
-    :return: (σ_min, ‖A‖_F²); σ_min -1.0 when the step needs the SVD (else G[:r, :r] and its
-        factor L are kept for :func:`gram_solve`; whether its conditioning suits the step:
-        :func:`gram_suits`).
+    G = A Aᵀ (r = m) when k ≥ m, else Aᵀ A (r = k). Returns ‖A‖_F² (the trace of G), or -1.0
+    when G is not positive definite (the level lacks full rank: the caller runs the SVD).
     """
-    X, Y, GX, WARM = 3, 0, 1, 3
     wide = k >= m
     r = m if wide else k
     trace = 0.0
@@ -116,8 +115,47 @@ def gram_sigma_min(A, m, k, cut, Gs, vec):
                     acc += A[c, i] * A[c, j]
             Gs[0, i, j] = Gs[0, j, i] = acc
         trace += Gs[0, i, i]
-    if not cholesky(Gs, r, 0.0, 1):
+    return trace if cholesky(Gs, r, 0.0, 1) else -1.0
+
+
+@numba.njit(cache=True, inline='always')
+def gram_above(Gs, r, floor):
+    """
+    Tell whether every eigenvalue of G = Gs[0, :r, :r] exceeds ``floor`` (σ_min² > floor).
+
+    Sylvester's inertia: G − floor I factors (into the spare Gs[2]). One Cholesky instead of the
+    Rayleigh iterations of :func:`gram_rayleigh`, when only a bound on σ_min decides the step.
+    """
+    return cholesky(Gs, r, floor, 2)
+
+
+@numba.njit(cache=True, inline='always')
+def gram_sigma_min(A, m, k, cut, Gs, vec):
+    """
+    Smallest singular value of A[:, :k] (m, k) from its Gram matrix, if the level has full rank.
+
+    :func:`gram_factor`, then :func:`gram_rayleigh`. Returns (σ_min, ‖A‖_F²); σ_min -1.0 when
+    the step needs the SVD.
+    """
+    trace = gram_factor(A, m, k, Gs)
+    if trace < 0.0:
         return -1.0, trace
+    return gram_rayleigh(Gs, m if k >= m else k, k >= m, cut, trace, vec), trace
+
+
+@numba.njit(cache=True, inline='always')
+def gram_rayleigh(Gs, r, wide, cut, trace, vec):
+    """
+    Smallest singular value of a full-rank level whose Gram matrix G (r, r) and its factor are
+    in Gs[0], Gs[1] (:func:`gram_factor`).
+
+    :param wide: G = A Aᵀ (else Aᵀ A); cut: rank cut on the singular values; trace: ‖A‖_F².
+    :param Gs: (4, m, m) work: G, its factor L, two spares; vec: (4, m + n) work, row 3 the
+        last iteration vector (zero: start cold); see :func:`pdls_ik._accel.step_numba.step_work`.
+    :return: σ_min, or -1.0 when the step needs the SVD (G and L are kept for
+        :func:`gram_solve`; whether its conditioning suits the step: :func:`gram_suits`).
+    """
+    X, Y, GX, WARM = 3, 0, 1, 3
     # Rayleigh quotient iteration with safe shifts μ < λ_min: y = (G − μ I)⁻¹ x, x = y / ‖y‖,
     # ρ = xᵀ G x, r = ‖G x − ρ x‖; an eigenvalue lies within r of ρ, and ρ ≥ λ_min
     acc = 0.0
@@ -154,13 +192,13 @@ def gram_sigma_min(A, m, k, cut, Gs, vec):
             if not wide:        # a vector of the column space: no start for the next row one
                 for i in range(r):
                     vec[WARM, i] = 0.0
-            return math.sqrt(rho), trace
+            return math.sqrt(rho)
         shift = rho - 1.01 * res
         if mu < shift < rho and cholesky(Gs, r, shift, spare):
             F, mu = spare, shift
     for i in range(vec.shape[1]):
         vec[WARM, i] = 0.0
-    return -1.0, trace
+    return -1.0
 
 
 @numba.njit(cache=True, inline='always')
@@ -181,7 +219,7 @@ def gram_solve(A, m, k, lam, Gs, vec, out, idx):
     """
     Add the step Σ s_i / (s_i² + λ²) (u_iᵀ ê) v_i of the level A[:, :k], ê = A[:, k].
 
-    After :func:`gram_sigma_min` succeeded on A (all s_i kept): out[idx[c]] += step[c] for the
+    After :func:`gram_factor` succeeded on A (all s_i kept): out[idx[c]] += step[c] for the
     k columns c.
     """
     Y, B = 0, 1

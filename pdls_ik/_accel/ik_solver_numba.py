@@ -43,7 +43,8 @@ import numpy as np
 from pdls_ik._accel import in_cache
 from pdls_ik._accel.chain_numba import chain_tuple, pose_jacobian, pose_residual, turned
 from pdls_ik._accel.step_numba import (adapt_step_size, improves_best, levels_step, lock_arrays,
-                                       locks_held, reset_basis, step_work)
+                                       locks_held, pending_sigma, reset_basis, SIGMA_PENDING,
+                                       step_work)
 from pdls_ik.model.chain_arrays import ChainArrays
 
 #: the step inlined into the solve loop: its tuples of arrays are not unpacked (reference counts
@@ -183,6 +184,7 @@ def solve_local(theta0, ch, bounds, pose, locks, options, budget, out, lw):
     last_l, last_p = norm_l, norm
     h = 0
     iteration = 0
+    status = CONVERGED
     metrics[M_STEPPED] = 0.0
     while True:
         metrics[M_NORM], metrics[M_LOCK_NORM] = norm, norm_l
@@ -191,12 +193,13 @@ def solve_local(theta0, ch, bounds, pose, locks, options, budget, out, lw):
             best[:] = theta
         if metrics[M_POS] <= tol_p and metrics[M_ORI] <= tol_o and \
                 locks_held(eL, lock_tol * lock_w):
-            return CONVERGED, iteration
+            break
         elif window > 0:        # the restart monitor, on the pose residual
             history[h] = norm
             h += 1
             if h > window and history[h - 1] > ratio * history[h - 1 - window]:
-                return STUCK, iteration
+                status = STUCK
+                break
         top = norm_l if L else norm
         diverging = prev0 >= 0.0 and top > residual_tol and top - prev0 > prev0
         if diverging:
@@ -206,11 +209,14 @@ def solve_local(theta0, ch, bounds, pose, locks, options, budget, out, lw):
             metrics[M_NORM], metrics[M_LOCK_NORM] = norm, norm_l
             metrics[M_POS], metrics[M_ORI] = residual_errors(e6, wp, wo, rows)
         if have_step and last_applied < 1e-12 and not (rc[0] or rc[1]):
-            return STALLED, iteration
+            status = STALLED
+            break
         if iteration >= max_iterations:
-            return MAX_ITERATIONS, iteration
+            status = MAX_ITERATIONS
+            break
         if iteration >= min_iterations and (iteration & 7) == 7 and now() >= deadline:
-            return MAX_TIME, iteration      # the clock costs ~1 µs: every 8th iteration
+            status = MAX_TIME       # the clock costs ~1 µs: every 8th iteration
+            break
         if have_step:
             adapt_step_size(clamps, last_mag, tmax, diverging, L > 0, last_l, last_p, rc,
                             residual_tol)
@@ -237,6 +243,10 @@ def solve_local(theta0, ch, bounds, pose, locks, options, budget, out, lw):
         iteration += 1
         norm = evaluate(theta, target, wp, wo, rows, ch, T, J6, P, e6)
         norm_l = lock_residual(theta, lock_idx, lock_values, lock_cont, lock_w, eL)
+    if metrics[M_SIGMA] == SIGMA_PENDING:       # the last step's σ_min, found once
+        pending_sigma(lm, wk)
+        metrics[M_SIGMA] = lm[1, 2]
+    return status, iteration
 
 
 @numba.njit(cache=True)

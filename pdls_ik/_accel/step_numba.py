@@ -36,13 +36,17 @@ import math
 import numba
 import numpy as np
 from pdls_ik._accel.chain_numba import turned
-from pdls_ik._accel.gram_numba import gram_sigma_min, gram_solve, gram_suits
+from pdls_ik._accel.gram_numba import (GRAM_MIN_RATIO, gram_above, gram_factor, gram_rayleigh,
+                                       gram_solve, gram_suits)
 from pdls_ik.pdls.pgs import ZERO_COLUMN
 from pdls_ik.pdls.posture import PROJECTOR_TOL
 from pdls_ik.pdls.solve import BEST_TIE_ATOL, BEST_TIE_RTOL
 
 #: per-level metrics of a step, rows (lock level, pose level): λ, rank, σ_min
 LM_LAMBDA, LM_RANK, LM_SIGMA = range(3)
+#: the pose level's σ_min of a Gram step that did not need it: :func:`pending_sigma` finds it
+#: from the Gram matrix kept in the step work, when the step turns out to be the last
+SIGMA_PENDING = -2.0
 
 
 @numba.njit(cache=True, inline='always')
@@ -144,7 +148,7 @@ def step_work(m, n, locks):
     (ê (m,), W (m, n + 1), s (m,), norms (m,), fixed (n,), active (n,), clamped (n,), lo (n,), up
     (n,), clamped e (m,), active indices (n,), [J̃ | ê] (m, n + 1), Uᵀ of the last SVD (m, m),
     clamped and compensated lock residuals (locks,), (locks,), the work of
-    :func:`pdls_ik._accel.gram_numba.gram_sigma_min`: (4, m, m), (3, m + n), warm vector (m,)).
+    :mod:`pdls_ik._accel.gram_numba`: (4, m, m), (3, m + n), warm vector (m,)).
     """
     return (np.empty(m), np.empty((m, n + 1)), np.empty(m), np.empty(m), np.empty(n),
             np.empty(n, dtype=np.bool_), np.empty(n, dtype=np.bool_), np.empty(n), np.empty(n),
@@ -191,8 +195,8 @@ def levels_step(levels, theta, box, options, clamps, posture, limit_diff, out):
     :param clamps: (rmm_lock, rmm_pose), residual clamps (< 0: none).
     :param posture: (n,) variation, or an empty array; limit_diff: clamp ‖Δθ‖ to tmax.
     :param out: (dtheta, wk, level_metrics, res_clamped): Δθ (n,) out; :func:`step_work`;
-        (2, 3) out: per level (lock, pose) λ, rank, σ_min (``LM_*``); (2,) bool out: residual
-        clamped.
+        (2, 3) out: per level (lock, pose) λ, rank, σ_min (``LM_*``; a Gram step's σ_min is
+        :data:`SIGMA_PENDING`: :func:`pending_sigma`); (2,) bool out: residual clamped.
 
     :return: ‖Δθ‖ before its clamp to tmax.
     """
@@ -276,17 +280,25 @@ def levels_step(levels, theta, box, options, clamps, posture, limit_diff, out):
                 A[r, c] = J[r, idx[c]]
             A[r, k] = e_hat[r]
         # full rank without a posture (no null space needed): the Gram matrix's closed form
-        smin, trace = gram_sigma_min(A, m, k, cut, Gs, gv) if gram and k and \
-            not posture.shape[0] else (-1.0, 0.0)
-        lam = lam_fixed
-        if smin > 0.0:
-            e_norm = math.sqrt(_sq(e_hat))
-            if lam < 0.0:
-                lam = _auto_lambda(e_norm, smin, tmax)
-            if not gram_suits(smin, trace, lam, lam_fixed,
-                              e_norm / tmax if tmax < math.inf else 0.0):
-                smin = -1.0
-        if smin > 0.0:
+        smin, lam = -1.0, lam_fixed
+        if gram and k and not posture.shape[0]:
+            trace = gram_factor(A, m, k, Gs)
+            if trace >= 0.0:
+                e_norm = math.sqrt(_sq(e_hat))
+                d = e_norm / tmax if tmax < math.inf else 0.0
+                # σ_min² above the Gram floor (and above d²: automatic λ = 0) decides the step
+                # without σ_min itself, which is found once, for the last step (SIGMA_PENDING)
+                floor = max(GRAM_MIN_RATIO * trace, cut * cut)
+                if gram_above(Gs, min(m, k), floor if lam >= 0.0 else max(floor, d * d)):
+                    smin, lam = SIGMA_PENDING, max(lam, 0.0)
+                else:
+                    smin = gram_rayleigh(Gs, min(m, k), k >= m, cut, trace, gv)
+                    if smin > 0.0:
+                        if lam < 0.0:
+                            lam = _auto_lambda(e_norm, smin, tmax)
+                        if not gram_suits(smin, trace, lam, lam_fixed, d):
+                            smin = -1.0
+        if smin > 0.0 or smin == SIGMA_PENDING:
             level_metrics[1, LM_LAMBDA], level_metrics[1, LM_SIGMA] = lam, smin
             level_metrics[1, LM_RANK] = min(m, k)
             gram_solve(A, m, k, lam, Gs, gv, dtheta, idx)
@@ -649,6 +661,25 @@ def compare_norms(v, b):
     if v > b and v - b > BEST_TIE_RTOL * b + BEST_TIE_ATOL:
         return 1
     return 0
+
+
+@numba.njit(cache=True)
+def pending_sigma(level_metrics, wk):
+    """
+    Fill the pose level's σ_min of the last step if it is :data:`SIGMA_PENDING`.
+
+    The step work wk (:func:`step_work`) still holds that step's Gram matrix and its factor,
+    certified of full rank and σ_min² ≥ GRAM_MIN_RATIO ‖A‖_F²: Rayleigh quotient iteration
+    (:func:`pdls_ik._accel.gram_numba.gram_rayleigh`), else LAPACK's symmetric eigenvalues.
+    """
+    if level_metrics[1, LM_SIGMA] != SIGMA_PENDING:
+        return
+    Gs, gv = wk[15], wk[16]
+    r = int(level_metrics[1, LM_RANK])
+    smin = gram_rayleigh(Gs, r, r == Gs.shape[1], 0.0, 0.0, gv)
+    if smin < 0.0:
+        smin = math.sqrt(max(np.linalg.eigvalsh(Gs[0, :r, :r].copy())[0], 0.0))
+    level_metrics[1, LM_SIGMA] = smin
 
 
 #: public name of the automatic λ for the other kernels (levels_numba)
