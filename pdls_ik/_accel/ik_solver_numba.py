@@ -190,7 +190,8 @@ def solve_local(theta0, ch, bounds, pose, locks, options, budget, out, lw):
         metrics[M_NORM], metrics[M_LOCK_NORM] = norm, norm_l
         metrics[M_POS], metrics[M_ORI] = residual_errors(e6, wp, wo, rows)
         if improves_best(norm_l, norm, L > 0, residual_tol, best_key):
-            best[:] = theta
+            for j in range(n):
+                best[j] = theta[j]
         if metrics[M_POS] <= tol_p and metrics[M_ORI] <= tol_o and \
                 locks_held(eL, lock_tol * lock_w):
             break
@@ -237,9 +238,10 @@ def solve_local(theta0, ch, bounds, pose, locks, options, budget, out, lw):
         for j in range(n):
             acc += (nxt[j] - theta[j]) ** 2
         last_applied = math.sqrt(acc)
-        theta_prev[:] = theta
+        for j in range(n):
+            theta_prev[j] = theta[j]
+            theta[j] = nxt[j]
         prev0 = norm_l if L else norm       # level 0 at the θ stepped from
-        theta[:] = nxt
         iteration += 1
         norm = evaluate(theta, target, wp, wo, rows, ch, T, J6, P, e6)
         norm_l = lock_residual(theta, lock_idx, lock_values, lock_cont, lock_w, eL)

@@ -226,12 +226,20 @@ def levels_step(levels, theta, box, options, clamps, posture, limit_diff, out):
                 e_clamp[r] = e[r] * (rmm_pose / ne)
             e_use = e_clamp
             res_clamped[1] = True
-    fixed[:] = 0.0
-    clamped[:] = False
-    active[:] = free
-    any_fixed = clamp_stuck(theta, lo, up, periodic, (fixed, clamped, active))
+    any_fixed = False
+    for j in range(n):      # loops, not slices: a view costs two atomic reference count changes
+        fixed[j] = 0.0
+        clamped[j] = False
+        active[j] = free[j]
+        if free[j] and lo[j] == up[j] and not periodic[j]:     # no room: clamp_stuck
+            fixed[j] = lo[j] - theta[j]
+            clamped[j] = True
+            active[j] = False
+            any_fixed = True
     pose_active = lo2      # work: the pose level's columns (active, not locked)
-    level_metrics[:, :] = 0.0
+    for i in range(2):
+        for c in range(3):
+            level_metrics[i, c] = 0.0
     acc = 0.0
     for r in range(m):
         for j in range(n):

@@ -96,3 +96,34 @@ def test_ill_conditioned_and_rank_deficient_blocks_are_declined():
     assert gram_suits(smin, trace, 0.5 * d, -1.0, d) == (0.25 * d * d >= 1e-5 * trace)
     assert not gram_suits(smin, trace, 0.0, -1.0, 0.5 * smin)        # λ = 0: the SVD
     assert gram_suits(smin, trace, 1.0, 1.0, 0.0)                     # fixed λ = 1
+
+
+@pytest.mark.parametrize('k', [5, 6, 7])
+def test_gram_bound_certifies_exactly_the_eigenvalues_above_it(k):
+    """
+    gram_above(floor) holds exactly when σ_min² > floor (Sylvester's inertia).
+
+    Bounds at 1 ± 1e-6 of σ_min² (away from rounding), across conditionings; the step it lets
+    through is the SVD's, and pending_sigma later finds σ_min from the kept Gram matrix.
+    """
+    from pdls_ik._accel.gram_numba import gram_above, gram_factor, GRAM_MIN_RATIO
+    from pdls_ik._accel.step_numba import LM_RANK, LM_SIGMA, pending_sigma, SIGMA_PENDING, step_work
+    rng = np.random.default_rng(100 + k)
+    m, n = 6, 9
+    for trial in range(30):
+        A = rng.normal(size=(m, k)) * np.logspace(0, -rng.uniform(0, 3), k)
+        W = np.concatenate((A, rng.normal(size=(m, 1))), axis=1)
+        wk = step_work(m, n, 0)
+        Gs, gv = wk[15], wk[16]
+        trace = gram_factor(W, m, k, Gs)
+        assert trace == pytest.approx(np.sum(A * A), rel=1e-13)
+        s2 = np.linalg.svd(A, compute_uv=False)[-1] ** 2
+        r = min(m, k)
+        assert gram_above(Gs, r, s2 * (1.0 - 1e-6))
+        assert not gram_above(Gs, r, s2 * (1.0 + 1e-6))
+        if s2 < GRAM_MIN_RATIO * trace:     # the steps keep such a level off the Gram path
+            continue
+        lm = np.zeros((2, 3))
+        lm[1, LM_RANK], lm[1, LM_SIGMA] = r, SIGMA_PENDING
+        pending_sigma(lm, wk)
+        assert lm[1, LM_SIGMA] == pytest.approx(np.sqrt(s2), rel=1e-9)
