@@ -146,8 +146,9 @@ def gram_sigma_min(A, m, k, cut, Gs, vec):
 @numba.njit(cache=True, inline='always')
 def gram_rayleigh(Gs, r, wide, cut, trace, vec):
     """
-    Smallest singular value of a full-rank level whose Gram matrix G (r, r) and its factor are
-    in Gs[0], Gs[1] (:func:`gram_factor`).
+    Smallest singular value of a full-rank level from its Gram matrix G (r, r) and its factor.
+
+    G and its factor are in Gs[0], Gs[1] (:func:`gram_factor`).
 
     :param wide: G = A Aᵀ (else Aᵀ A); cut: rank cut on the singular values; trace: ‖A‖_F².
     :param Gs: (4, m, m) work: G, its factor L, two spares; vec: (4, m + n) work, row 3 the

@@ -36,7 +36,7 @@ import math
 import numba
 import numpy as np
 from pdls_ik._accel.chain_numba import turned
-from pdls_ik._accel.gram_numba import (GRAM_MIN_RATIO, gram_above, gram_factor, gram_rayleigh,
+from pdls_ik._accel.gram_numba import (gram_above, gram_factor, GRAM_MIN_RATIO, gram_rayleigh,
                                        gram_solve, gram_suits)
 from pdls_ik.pdls.pgs import ZERO_COLUMN
 from pdls_ik.pdls.posture import PROJECTOR_TOL

@@ -107,14 +107,15 @@ def test_gram_bound_certifies_exactly_the_eigenvalues_above_it(k):
     through is the SVD's, and pending_sigma later finds σ_min from the kept Gram matrix.
     """
     from pdls_ik._accel.gram_numba import gram_above, gram_factor, GRAM_MIN_RATIO
-    from pdls_ik._accel.step_numba import LM_RANK, LM_SIGMA, pending_sigma, SIGMA_PENDING, step_work
+    from pdls_ik._accel.step_numba import (LM_RANK, LM_SIGMA, pending_sigma, SIGMA_PENDING,
+                                           step_work)
     rng = np.random.default_rng(100 + k)
     m, n = 6, 9
     for trial in range(30):
         A = rng.normal(size=(m, k)) * np.logspace(0, -rng.uniform(0, 3), k)
         W = np.concatenate((A, rng.normal(size=(m, 1))), axis=1)
         wk = step_work(m, n, 0)
-        Gs, gv = wk[15], wk[16]
+        Gs = wk[15]
         trace = gram_factor(W, m, k, Gs)
         assert trace == pytest.approx(np.sum(A * A), rel=1e-13)
         s2 = np.linalg.svd(A, compute_uv=False)[-1] ** 2
