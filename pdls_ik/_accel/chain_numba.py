@@ -24,7 +24,6 @@ from __future__ import annotations
 import math
 
 import numba
-import numpy as np
 
 TWO_PI = 2.0 * math.pi
 
@@ -122,23 +121,17 @@ def pose_residual(T, target, e):
     sn = math.sqrt(s0 * s0 + s1 * s1 + s2 * s2)
     angle = math.atan2(sn, c)
     if c < 0.0 and sn < 1e-3:  # near π: axis from the symmetric part, sign from the skew part
-        R = np.empty((3, 3))
-        for i in range(3):
-            for j in range(3):
-                R[i, j] = target[i, 0] * T[j, 0] + target[i, 1] * T[j, 1] \
-                    + target[i, 2] * T[j, 2]
-        best = 0
-        for i in range(3):
-            if R[i, i] > R[best, best]:
-                best = i
-        v = np.empty(3)
-        for i in range(3):
-            v[i] = 0.5 * (R[i, best] + R[best, i])
-        v[best] = R[best, best] - c  # symmetric part = c I + (1 − c) a aᵀ
-        norm = math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
-        sgn = 1.0 if v[0] * s0 + v[1] * s1 + v[2] * s2 >= 0.0 else -1.0
-        for i in range(3):
-            e[3 + i] = sgn * angle * v[i] / norm
+        # the column of the largest diagonal entry of R's symmetric part c I + (1 − c) a aᵀ
+        if r00 >= r11 and r00 >= r22:
+            v0, v1, v2 = r00 - c, 0.5 * (r10 + r01), 0.5 * (r20 + r02)
+        elif r11 >= r22:
+            v0, v1, v2 = 0.5 * (r01 + r10), r11 - c, 0.5 * (r21 + r12)
+        else:
+            v0, v1, v2 = 0.5 * (r02 + r20), 0.5 * (r12 + r21), r22 - c
+        norm = math.sqrt(v0 * v0 + v1 * v1 + v2 * v2)
+        sgn = 1.0 if v0 * s0 + v1 * s1 + v2 * s2 >= 0.0 else -1.0
+        k = sgn * angle / norm
+        e[3], e[4], e[5] = k * v0, k * v1, k * v2
         return
     k = angle / sn if sn > 1e-12 else 1.0
     e[3], e[4], e[5] = k * s0, k * s1, k * s2

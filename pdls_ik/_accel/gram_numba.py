@@ -129,6 +129,27 @@ def gram_above(Gs, r, floor):
     return cholesky(Gs, r, floor, 2)
 
 
+@numba.njit(cache=True)
+def gram_bisect_sigma(Gs, r):
+    """
+    Return σ_min = √λ_min of G = Gs[0, :r, :r] (positive definite) by bisection, to 1e-13.
+
+    Sylvester's inertia: λ_min > μ exactly when G − μ I factors (:func:`gram_above`); λ_min is
+    at most G's smallest diagonal entry. About 45 Cholesky factorizations, no allocation: the
+    fallback when :func:`gram_rayleigh` does not settle.
+    """
+    low, high = 0.0, Gs[0, 0, 0]
+    for i in range(1, r):
+        high = min(high, Gs[0, i, i])
+    while high - low > 1e-13 * high:
+        mid = 0.5 * (low + high)
+        if gram_above(Gs, r, mid):
+            low = mid
+        else:
+            high = mid
+    return math.sqrt(low)
+
+
 @numba.njit(cache=True, inline='always')
 def gram_sigma_min(A, m, k, cut, Gs, vec):
     """

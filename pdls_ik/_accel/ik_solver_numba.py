@@ -18,7 +18,7 @@ Numba backend of :meth:`pdls_ik.IKSolver.solve` for a plain pose or position-onl
 A transcription of :func:`pdls_ik.pdls.solve` for the problem that IKSolver builds for such a
 goal — joint locks (if any) above the weighted residual of :class:`pdls_ik.tasks.FrameTask` (full
 orientation: 6 rows, position-only: 3 rows) — with the options IKSolver passes: the step of
-:func:`pdls_ik._accel.step_numba.levels_step` (automatic or fixed λ, SVD damped pseudoinverse, the
+:func:`pdls_ik._accel.step_numba.pose_step` (automatic or fixed λ, SVD damped pseudoinverse, the
 limiting loop with the periodic variables turned through their limits, Δθ clamping to
 ``theta_diff_max_mag``), the adaptive step size (slow-down / speed-up of the residual clamps),
 divergence check with revert, stall, iteration and time budgets (the clock is read every eighth
@@ -29,8 +29,12 @@ restarts from IKSolver's table of random seeds (:class:`pdls_ik.ik.restarts.Seed
 
 Not covered (the NumPy path handles them): extra tasks, posture, inequality rows, line searches,
 ``limit_strategy="pgs"``, a free rotation about a tool axis, a base below moving joints of the
-path. The NumPy code is the reference: ``test/test_ik_backends.py`` checks that both backends
-return the same answers, iteration and restart counts.
+path. The NumPy code is the reference: ``test/_accel/test_ik_backends.py`` checks that both
+backends return the same answers, iteration and restart counts.
+
+:func:`solve_local`, the loop of iterations, allocates nothing and borrows the arrays of
+:func:`solve_restarts`: it is compiled without reference counting
+(:data:`pdls_ik._accel.step_numba.BORROWING`).
 """
 from __future__ import annotations
 
@@ -42,14 +46,11 @@ import numba
 import numpy as np
 from pdls_ik._accel import in_cache
 from pdls_ik._accel.chain_numba import chain_tuple, pose_jacobian, pose_residual, turned
-from pdls_ik._accel.step_numba import (adapt_step_size, improves_best, levels_step, lock_arrays,
-                                       locks_held, pending_sigma, reset_basis, SIGMA_PENDING,
-                                       step_work)
+from pdls_ik._accel.step_numba import (adapt_step_size, BORROWING, improves_best, lock_arrays,
+                                       locks_held, pending_sigma, pose_step, reset_basis,
+                                       SIGMA_PENDING, step_work)
 from pdls_ik.model.chain_arrays import ChainArrays
 
-#: the step inlined into the solve loop: its tuples of arrays are not unpacked (reference counts
-#: changed atomically) at each call
-step_inline = numba.njit(cache=True, inline='always')(levels_step.py_func)
 
 #: status codes of the kernel; STUCK is the restart monitor's verdict (reported as "stalled")
 CONVERGED, STALLED, MAX_ITERATIONS, MAX_TIME, STUCK = 0, 1, 2, 3, 4
@@ -122,12 +123,13 @@ def _local_work(n, rows, locks, max_iterations):
     Work arrays of :func:`solve_local`, allocated once per call of :func:`solve_restarts`.
 
     (T, P, J6, e6, step work, dtheta, next θ, previous θ, residual history, per-level step
-    metrics, residual clamped flags, lock residual).
+    metrics, residual clamped flags, lock residual, best iterate's key (2,), residual clamps and
+    speed-up caps (4,)): :func:`solve_local` allocates nothing (it borrows its arrays).
     """
     return (np.empty((4, 4)), np.empty((4, 4)), np.empty((6, n)), np.empty(6),
             step_work(rows, n, locks), np.empty(n), np.empty(n), np.empty(n),
             np.empty(max_iterations + 2), np.zeros((2, 3)), np.zeros(2, dtype=np.bool_),
-            np.empty(locks))
+            np.empty(locks), np.empty(2), np.empty(4))
 
 
 @numba.njit(cache=True, inline='always')
@@ -143,7 +145,7 @@ def lock_residual(q, lock_idx, lock_values, lock_cont, w, out):
     return math.sqrt(acc)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **BORROWING)
 def solve_local(theta0, ch, bounds, pose, locks, options, budget, out, lw):
     """
     Run one PDLS local solve from theta0 (n,).
@@ -168,18 +170,20 @@ def solve_local(theta0, ch, bounds, pose, locks, options, budget, out, lw):
     deadline, min_iterations = budget
     theta, best, metrics = out
     n, L = theta0.shape[0], lock_idx.shape[0]
-    T, P, J6, e6, wk, dtheta, nxt, theta_prev, history, lm, rc, eL = lw
+    T, P, J6, e6, wk, dtheta, nxt, theta_prev, history, lm, rc, eL, best_key, clamps = lw
     J, e = J6[:rows], e6[:rows]
-    no_posture = np.empty(0)
     reset_basis(wk[12], wk[16])  # each local solve starts cold (independent of history)
-    theta[:] = theta0
+    for j in range(n):      # loops, not slices: no reference counting here (BORROWING)
+        theta[j] = theta0[j]
     _place(theta, lower, upper, continuous, periodic)
     norm = evaluate(theta, target, wp, wo, rows, ch, T, J6, P, e6)
     norm_l = lock_residual(theta, lock_idx, lock_values, lock_cont, lock_w, eL)
-    best[:] = theta
-    best_key = np.full(2, math.inf)
+    for j in range(n):
+        best[j] = theta[j]
+    best_key[0] = best_key[1] = math.inf
     prev0 = -1.0
-    clamps = np.full(4, -1.0)           # residual clamps and speed-up caps (lock, pose)
+    for i in range(4):      # residual clamps and speed-up caps (lock, pose)
+        clamps[i] = -1.0
     last_mag, last_applied, have_step = 0.0, math.inf, False
     last_l, last_p = norm_l, norm
     h = 0
@@ -204,7 +208,8 @@ def solve_local(theta0, ch, bounds, pose, locks, options, budget, out, lw):
         top = norm_l if L else norm
         diverging = prev0 >= 0.0 and top > residual_tol and top - prev0 > prev0
         if diverging:
-            theta[:] = theta_prev
+            for j in range(n):
+                theta[j] = theta_prev[j]
             norm = evaluate(theta, target, wp, wo, rows, ch, T, J6, P, e6)
             norm_l = lock_residual(theta, lock_idx, lock_values, lock_cont, lock_w, eL)
             metrics[M_NORM], metrics[M_LOCK_NORM] = norm, norm_l
@@ -222,10 +227,9 @@ def solve_local(theta0, ch, bounds, pose, locks, options, budget, out, lw):
             adapt_step_size(clamps, last_mag, tmax, diverging, L > 0, last_l, last_p, rc,
                             residual_tol)
         last_l, last_p = norm_l, norm
-        last_mag = step_inline((J, e, eL, lock_idx, lock_w), theta,
-                               (lower, upper, free, periodic), (lam_fixed, tmax, svd_tol, True),
-                               (clamps[0] if L else -1.0, clamps[1]), no_posture, True,
-                               (dtheta, wk, lm, rc))
+        last_mag = pose_step((J, e, eL, lock_idx, lock_w), theta, (lower, upper, free, periodic),
+                             (lam_fixed, tmax, svd_tol, True),
+                             (clamps[0] if L else -1.0, clamps[1]), True, (dtheta, wk, lm, rc))
         metrics[M_LOCK_LAMBDA], metrics[M_LOCK_RANK], metrics[M_LOCK_SIGMA] = \
             lm[0, 0], lm[0, 1], lm[0, 2]
         metrics[M_LAMBDA], metrics[M_RANK], metrics[M_SIGMA] = lm[1, 0], lm[1, 1], lm[1, 2]

@@ -36,11 +36,29 @@ import math
 import numba
 import numpy as np
 from pdls_ik._accel.chain_numba import turned
-from pdls_ik._accel.gram_numba import (gram_above, gram_factor, GRAM_MIN_RATIO, gram_rayleigh,
-                                       gram_solve, gram_suits)
+from pdls_ik._accel.gram_numba import (gram_above, gram_bisect_sigma, gram_factor, GRAM_MIN_RATIO,
+                                       gram_rayleigh, gram_solve, gram_suits)
 from pdls_ik.pdls.pgs import ZERO_COLUMN
 from pdls_ik.pdls.posture import PROJECTOR_TOL
 from pdls_ik.pdls.solve import BEST_TIE_ATOL, BEST_TIE_RTOL
+
+
+def _borrowing():
+    """Return numba's option that compiles without reference counting, if it has it."""
+    try:
+        from numba.core.options import DefaultOptions
+    except ImportError:         # pragma: no cover - numba reorganized
+        return {}
+    return {'_nrt': False} if hasattr(DefaultOptions, '_nrt') else {}
+
+
+#: options of :func:`numba.njit` for a kernel that only borrows arrays (its caller owns them):
+#: compiled without numba's reference counting, whose atomic increments and decrements of every
+#: array bound to a name, passed on or taken from a tuple took a third of the one-shot solve's
+#: CPU time (perf). Such a kernel, and what it calls, may allocate no array and return none:
+#: numba refuses to compile it otherwise ("NRT required but not enabled"). ``_nrt`` is a target
+#: option of numba (``numba.core.options.DefaultOptions``); a numba without it compiles as usual.
+BORROWING = _borrowing()
 
 #: per-level metrics of a step, rows (lock level, pose level): λ, rank, σ_min
 LM_LAMBDA, LM_RANK, LM_SIGMA = range(3)
@@ -176,29 +194,16 @@ def clamp_stuck(theta, lo, up, periodic, state):
     return any_fixed
 
 
-@numba.njit(cache=True)
-def levels_step(levels, theta, box, options, clamps, posture, limit_diff, out):
+@numba.njit(cache=True, inline='always')
+def priority_step(levels, theta, box, options, clamps, with_posture, out):
     """
-    One PDLS step of the levels (locks, pose) and the posture, as compute_step.
+    Take the levels (locks, pose) of one PDLS step, with the limiting loop; no posture yet.
 
-    :param levels: (J, e, eL, lock_idx, w): the pose level's weighted Jacobian (m, n) and
-        residual (m,); eL (L,): the lock residual w (value − θ) of the joints lock_idx (L,)
-        (L = 0: no lock level), weight w.
-    :param theta: (n,) θ within the box.
-    :param box: (lo, up, free, periodic): bounds (n,), free (n,) bool, periodic (n,) bool: the
-        variables turned through their limits instead of clamped.
-    :param options: (lam_fixed, tmax, svd_tol, gram): λ of every level (< 0: automatic);
-        θ_diff_max_mag, also the target of the automatic λ; relative rank tolerance (σ >
-        svd_tol ‖J_k‖_F over the free columns counts); gram: a full-rank pose level without
-        posture may be solved from its Gram matrix (:mod:`pdls_ik._accel.gram_numba`; the
-        one-shot kernel), else always by the SVD (the tracking cycle).
-    :param clamps: (rmm_lock, rmm_pose), residual clamps (< 0: none).
-    :param posture: (n,) variation, or an empty array; limit_diff: clamp ‖Δθ‖ to tmax.
-    :param out: (dtheta, wk, level_metrics, res_clamped): Δθ (n,) out; :func:`step_work`;
-        (2, 3) out: per level (lock, pose) λ, rank, σ_min (``LM_*``; a Gram step's σ_min is
-        :data:`SIGMA_PENDING`: :func:`pending_sigma`); (2,) bool out: residual clamped.
-
-    :return: ‖Δθ‖ before its clamp to tmax.
+    The arguments as in :func:`levels_step` (``with_posture``: a posture follows, so the pose
+    level keeps its SVD for the null-space projector). Returns (k, cut, any_fixed): the pose
+    level's column count (its indices in wk[10], its SVD rows in wk[1], wk[2] unless the Gram
+    step solved it), its rank cut, whether a variable was clamped. :func:`finish_step` ends the
+    step.
     """
     J, e, eL, lock_idx, w = levels
     lo, up, free, periodic = box
@@ -206,7 +211,7 @@ def levels_step(levels, theta, box, options, clamps, posture, limit_diff, out):
     rmm_lock, rmm_pose = clamps
     dtheta, wk, level_metrics, res_clamped = out
     e_hat, W, s, norms, fixed, active = wk[:6]
-    clamped, lo2, up2, e_clamp, idx, A, Q = wk[6], wk[7], wk[8], wk[9], wk[10], wk[11], wk[12]
+    clamped, lo2, e_clamp, idx, A, Q = wk[6], wk[7], wk[9], wk[10], wk[11], wk[12]
     eLc, eL_hat, Gs, gv = wk[13], wk[14], wk[15], wk[16]
     n, m, L = theta.shape[0], J.shape[0], lock_idx.shape[0]
     res_clamped[0] = res_clamped[1] = False
@@ -289,7 +294,7 @@ def levels_step(levels, theta, box, options, clamps, posture, limit_diff, out):
             A[r, k] = e_hat[r]
         # full rank without a posture (no null space needed): the Gram matrix's closed form
         smin, lam = -1.0, lam_fixed
-        if gram and k and not posture.shape[0]:
+        if gram and k and not with_posture:
             trace = gram_factor(A, m, k, Gs)
             if trace >= 0.0:
                 e_norm = math.sqrt(_sq(e_hat))
@@ -347,6 +352,77 @@ def levels_step(levels, theta, box, options, clamps, posture, limit_diff, out):
     for j in range(n):
         if clamped[j]:
             dtheta[j] = fixed[j]
+    return k, cut, any_fixed
+
+
+@numba.njit(cache=True, inline='always')
+def finish_step(theta, box, tmax, limit_diff, any_fixed, out):
+    """
+    End a PDLS step: Δθ zero off the free variables, clamped to tmax, exactly inside the limits.
+
+    The clamp ‖Δθ‖ ≤ tmax applies if ``limit_diff``; :func:`exactly_inside` after any clamp.
+
+    box and out as in :func:`levels_step`; any_fixed: a variable was clamped (or a posture
+    moved). Returns ‖Δθ‖ before the clamp to tmax.
+    """
+    lo, up, free, periodic = box
+    dtheta, wk = out[0], out[1]
+    n = theta.shape[0]
+    for j in range(n):
+        if not free[j]:
+            dtheta[j] = 0.0
+    mag = math.sqrt(_sq(dtheta))
+    diff_clamped = limit_diff and mag > tmax
+    if diff_clamped:
+        for j in range(n):
+            dtheta[j] *= tmax / mag
+    if any_fixed or diff_clamped:
+        exactly_inside(theta, dtheta, lo, up, periodic, wk[7], wk[8])
+    return mag
+
+
+@numba.njit(cache=True, inline='always')
+def pose_step(levels, theta, box, options, clamps, limit_diff, out):
+    """
+    :func:`levels_step` without a posture (the one-shot kernel): allocates nothing.
+
+    Returns ‖Δθ‖ before its clamp to tmax.
+    """
+    k, cut, any_fixed = priority_step(levels, theta, box, options, clamps, False, out)
+    return finish_step(theta, box, options[1], limit_diff, any_fixed, out)
+
+
+@numba.njit(cache=True)
+def levels_step(levels, theta, box, options, clamps, posture, limit_diff, out):
+    """
+    One PDLS step of the levels (locks, pose) and the posture, as compute_step.
+
+    :param levels: (J, e, eL, lock_idx, w): the pose level's weighted Jacobian (m, n) and
+        residual (m,); eL (L,): the lock residual w (value − θ) of the joints lock_idx (L,)
+        (L = 0: no lock level), weight w.
+    :param theta: (n,) θ within the box.
+    :param box: (lo, up, free, periodic): bounds (n,), free (n,) bool, periodic (n,) bool: the
+        variables turned through their limits instead of clamped.
+    :param options: (lam_fixed, tmax, svd_tol, gram): λ of every level (< 0: automatic);
+        θ_diff_max_mag, also the target of the automatic λ; relative rank tolerance (σ >
+        svd_tol ‖J_k‖_F over the free columns counts); gram: a full-rank pose level without
+        posture may be solved from its Gram matrix (:mod:`pdls_ik._accel.gram_numba`; the
+        one-shot kernel), else always by the SVD (the tracking cycle).
+    :param clamps: (rmm_lock, rmm_pose), residual clamps (< 0: none).
+    :param posture: (n,) variation, or an empty array; limit_diff: clamp ‖Δθ‖ to tmax.
+    :param out: (dtheta, wk, level_metrics, res_clamped): Δθ (n,) out; :func:`step_work`;
+        (2, 3) out: per level (lock, pose) λ, rank, σ_min (``LM_*``; a Gram step's σ_min is
+        :data:`SIGMA_PENDING`: :func:`pending_sigma`); (2,) bool out: residual clamped.
+
+    :return: ‖Δθ‖ before its clamp to tmax.
+    """
+    J, e, eL, lock_idx, w = levels
+    lo, up, free, periodic = box
+    dtheta, wk = out[0], out[1]
+    W, s, idx = wk[1], wk[2], wk[10]
+    n, m = theta.shape[0], J.shape[0]
+    k, cut, any_fixed = priority_step(levels, theta, box, options, clamps, posture.shape[0] > 0,
+                                      out)
     if posture.shape[0]:
         # the posture in the null space of both levels, P = diag(pose columns) − Σ v_i v_iᵀ,
         # within the limits that remain (pdls_ik.pdls.posture)
@@ -361,16 +437,8 @@ def levels_step(levels, theta, box, options, clamps, posture, limit_diff, out):
                         P[idx[a], idx[b]] -= W[i, a] * W[i, b] * inv2
         base = theta + dtheta
         dtheta += posture_within_limits(P, posture, base, lo, up, periodic)
-    for j in range(n):
-        if not free[j]:
-            dtheta[j] = 0.0
-    mag = math.sqrt(_sq(dtheta))
-    diff_clamped = limit_diff and mag > tmax
-    if diff_clamped:
-        dtheta *= tmax / mag
-    if any_fixed or diff_clamped or posture.shape[0]:
-        exactly_inside(theta, dtheta, lo, up, periodic, lo2, up2)
-    return mag
+        any_fixed = True        # the posture's share of the limits: exactly inside
+    return finish_step(theta, box, options[1], limit_diff, any_fixed, out)
 
 
 @numba.njit(cache=True)
@@ -461,8 +529,9 @@ def exactly_inside(theta, dtheta, lo, up, periodic, lo2, up2):
     within the limits is left alone. lo2, up2: (n,) work.
     """
     n = theta.shape[0]
-    lo2[:] = lo
-    up2[:] = up
+    for j in range(lo.shape[0]):        # loops: no slices in a borrowing kernel (BORROWING)
+        lo2[j] = lo[j]
+        up2[j] = up[j]
     for _ in range(8):
         moved = False
         for j in range(n):
@@ -678,15 +747,16 @@ def pending_sigma(level_metrics, wk):
 
     The step work wk (:func:`step_work`) still holds that step's Gram matrix and its factor,
     certified of full rank and σ_min² ≥ GRAM_MIN_RATIO ‖A‖_F²: Rayleigh quotient iteration
-    (:func:`pdls_ik._accel.gram_numba.gram_rayleigh`), else LAPACK's symmetric eigenvalues.
+    (:func:`pdls_ik._accel.gram_numba.gram_rayleigh`), else bisection on Sylvester's inertia
+    (no allocation: the one-shot kernel borrows its arrays, :data:`BORROWING`).
     """
     if level_metrics[1, LM_SIGMA] != SIGMA_PENDING:
         return
     Gs, gv = wk[15], wk[16]
     r = int(level_metrics[1, LM_RANK])
     smin = gram_rayleigh(Gs, r, r == Gs.shape[1], 0.0, 0.0, gv)
-    if smin < 0.0:
-        smin = math.sqrt(max(np.linalg.eigvalsh(Gs[0, :r, :r].copy())[0], 0.0))
+    if smin < 0.0:      # not settled
+        smin = gram_bisect_sigma(Gs, r)
     level_metrics[1, LM_SIGMA] = smin
 
 

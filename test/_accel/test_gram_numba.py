@@ -106,7 +106,8 @@ def test_gram_bound_certifies_exactly_the_eigenvalues_above_it(k):
     Bounds at 1 ± 1e-6 of σ_min² (away from rounding), across conditionings; the step it lets
     through is the SVD's, and pending_sigma later finds σ_min from the kept Gram matrix.
     """
-    from pdls_ik._accel.gram_numba import gram_above, gram_factor, GRAM_MIN_RATIO
+    from pdls_ik._accel.gram_numba import (gram_above, gram_bisect_sigma, gram_factor,
+                                           GRAM_MIN_RATIO)
     from pdls_ik._accel.step_numba import (LM_RANK, LM_SIGMA, pending_sigma, SIGMA_PENDING,
                                            step_work)
     rng = np.random.default_rng(100 + k)
@@ -128,3 +129,5 @@ def test_gram_bound_certifies_exactly_the_eigenvalues_above_it(k):
         lm[1, LM_RANK], lm[1, LM_SIGMA] = r, SIGMA_PENDING
         pending_sigma(lm, wk)
         assert lm[1, LM_SIGMA] == pytest.approx(np.sqrt(s2), rel=1e-9)
+        # the fallback when the Rayleigh iteration does not settle
+        assert gram_bisect_sigma(Gs, r) == pytest.approx(np.sqrt(s2), rel=1e-9)
