@@ -18,6 +18,9 @@ The two implementations of IKSolver.solve (config.backend).
 selection, errors, and agreement of the compiled kernel (pdls_ik._accel.ik_solver_numba) with the
 NumPy reference on the same seeds.
 """
+import sys
+import time
+
 from conftest import PinocchioBridge, random_q
 import numpy as np
 from pdls_ik import IKSolver, load_urdf
@@ -171,3 +174,21 @@ def test_restart_seed_table_is_bounded_and_reused_cyclically(panda):
     q = solver._random_seed(MAX_SEEDS + 3, base)
     np.testing.assert_array_equal(q[solver.chain_variables], table[3])
     assert q[7] == 0.01       # the finger, off the chain, keeps the base value
+
+
+@needs_numba
+def test_kernel_clock_is_perf_counter():
+    """The kernels' clock reads time.perf_counter()'s clock (the deadlines are perf_counter's)."""
+    import numba
+    from pdls_ik._accel.ik_solver_numba import DIRECT_CLOCK, now
+
+    @numba.njit
+    def between():
+        return now()
+
+    for _ in range(5):
+        t0 = time.perf_counter()
+        t = between()
+        t1 = time.perf_counter()
+        assert t0 <= t <= t1
+    assert DIRECT_CLOCK == (sys.platform.startswith('linux') and sys.maxsize > 2 ** 32)

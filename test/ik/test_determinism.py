@@ -67,19 +67,19 @@ def _goals(robot, tip, count, rng):
 @pytest.mark.parametrize('name', ['panda', 'ur5'])
 def test_one_shot_answers_do_not_depend_on_a_late_clock(monkeypatch, name, backend):
     """
-    Every read of the clock 1 s late: the first local solve still runs its minimum iterations.
+    Every read of the clock past the deadline: the first local solve still runs its minimum.
 
-    A goal solved by that first local solve on an idle clock gets the same q, bit for bit; any
-    other is cut short by the cap and says so (status max_time, no restart done).
+    A timeout of 1 ns is past at every read of the clock after the start, as on a machine
+    stalled for a second (the compiled kernel reads the clock itself, so a patched
+    time.perf_counter would not reach it). A goal solved by that first local solve with time
+    to spare gets the same q, bit for bit; any other is cut short by the cap and says so
+    (status max_time, no restart done).
     """
     robot, solver = _solver(name, backend)
     goals, seeds = _goals(robot, TIPS[name], 30 if backend == 'numba' else 12,
                           np.random.default_rng(12))
     idle = [solver.solve(g, seed=s, timeout=60.0) for g, s in zip(goals, seeds)]
-    clock = LateClock(1.0)
-    monkeypatch.setattr(time, 'perf_counter', clock)
-    late = [solver.solve(g, seed=s, timeout=0.005) for g, s in zip(goals, seeds)]
-    monkeypatch.undo()
+    late = [solver.solve(g, seed=s, timeout=1e-9) for g, s in zip(goals, seeds)]
     first = [a.success and a.restarts == 0 and a.iterations <= FIRST_SOLVE_MIN_ITERATIONS
              for a in idle]
     assert sum(first) >= len(goals) // 4            # the case the minimum exists for
@@ -89,7 +89,6 @@ def test_one_shot_answers_do_not_depend_on_a_late_clock(monkeypatch, name, backe
             assert b.success and b.status == 'converged' and np.array_equal(a.q, b.q)
         else:
             assert b.status == 'max_time' and b.restarts == 0 and not b.success
-    assert clock.reads > 0
 
 
 @pytest.mark.parametrize('backend', BACKENDS)
@@ -113,8 +112,9 @@ def test_tracking_cycles_bounded_by_iterations_are_load_independent(monkeypatch,
     With the time cap of a simulated run, a 2.5 ms late clock changes no cycle.
 
     The bimanual robot's right arm lags behind an untrackable path (cycles run up to their whole
-    iteration budget). With the default cap (5 ms, a real-time loop) the same clock cuts some
-    cycles short: each of them says so, and every other cycle gives the idle answer.
+    iteration budget). With a cap past at every read of the clock (1 ns: a real-time loop on a
+    stalled machine; the compiled cycle reads the clock itself) some cycles are cut short: each
+    of them says so, and every other cycle gives the idle answer.
     """
     robot = load_urdf(bundled_urdf('bimanual'))
     if backend == 'numba':
@@ -141,7 +141,8 @@ def test_tracking_cycles_bounded_by_iterations_are_load_independent(monkeypatch,
     late = run(solver)
     assert all(np.array_equal(a.q, b.q) and a.status == b.status
                for (_, a), (_, b) in zip(idle, late))
-    capped = IKSolver(robot, 'r_tool', config=IKConfig(**config))   # tracking_timeout 5 ms
+    monkeypatch.undo()
+    capped = IKSolver(robot, 'r_tool', config=IKConfig(tracking_timeout=1e-9, **config))
     capped_run = run(capped, inputs=[q for q, _ in idle])
     cut = [b.status == 'max_time' for _, b in capped_run]
     assert any(cut)
