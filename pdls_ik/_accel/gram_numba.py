@@ -59,8 +59,10 @@ def cholesky(Gs, r, shift, f):
     Factor Gs[0, :r, :r] − shift I = L Lᵀ into L = Gs[f] (lower); False if a pivot is not > 0.
 
     Sylvester's inertia: it succeeds exactly when every eigenvalue is above ``shift`` (to
-    rounding). Matrices are indexed in the work array Gs (no views: each costs two atomic
-    reference count changes in a kernel).
+    rounding). L's diagonal is stored inverted (1 / L_jj): the solves multiply where they would
+    divide (a division's latency, on the critical path of these short loops, was a tenth of the
+    one-shot kernel's time). Matrices are indexed in the work array Gs (no views: each costs two
+    atomic reference count changes in a kernel).
     """
     for j in range(r):
         acc = Gs[0, j, j] - shift
@@ -68,13 +70,13 @@ def cholesky(Gs, r, shift, f):
             acc -= Gs[f, j, c] * Gs[f, j, c]
         if not acc > 0.0:
             return False
-        d = math.sqrt(acc)
-        Gs[f, j, j] = d
+        inv = 1.0 / math.sqrt(acc)
+        Gs[f, j, j] = inv
         for i in range(j + 1, r):
             acc = Gs[0, i, j]
             for c in range(j):
                 acc -= Gs[f, i, c] * Gs[f, j, c]
-            Gs[f, i, j] = acc / d
+            Gs[f, i, j] = acc * inv
     return True
 
 
@@ -85,12 +87,12 @@ def cholesky_solve(Gs, f, r, vec, b, x):
         acc = vec[b, i]
         for c in range(i):
             acc -= Gs[f, i, c] * vec[x, c]
-        vec[x, i] = acc / Gs[f, i, i]
+        vec[x, i] = acc * Gs[f, i, i]
     for i in range(r - 1, -1, -1):
         acc = vec[x, i]
         for c in range(i + 1, r):
             acc -= Gs[f, c, i] * vec[x, c]
-        vec[x, i] = acc / Gs[f, i, i]
+        vec[x, i] = acc * Gs[f, i, i]
 
 
 @numba.njit(cache=True, inline='always')
