@@ -43,8 +43,9 @@ from pdls_ik._accel import available as numba_available
 from pdls_ik.config import IKConfig
 from pdls_ik.errors import ConfigError, InputError, JointError, LinkError
 from pdls_ik.ik.pose_problem import LOCK_TOL, PoseProblem
-from pdls_ik.ik.restarts import (FIRST_SOLVE_MIN_ITERATIONS, MAX_SEEDS, RESTART_RATIO,
-                                 RESTART_WINDOW, SEED_BLOCK, SeedTable)
+from pdls_ik.ik.restarts import (CHECK_GOAL, CHECK_SEED, FIRST_SOLVE_MIN_ITERATIONS,
+                                 GOAL_UNCHECKED, MAX_SEEDS, RESTART, RESTART_RATIO,
+                                 RESTART_WINDOW, SEED_BLOCK, SeedTable, USE_START)
 from pdls_ik.ik.task_levels import LevelStack
 from pdls_ik.ik.task_problem import moved_variables, pdls_options, resolve_tasks
 from pdls_ik.ik.track_problem import TRACK_MIN_ITERATIONS, TRACK_POSTURE_SHARE, TrackProblem
@@ -108,6 +109,30 @@ def _seconds(value, name: str) -> float:
         if seconds > 0.0 and math.isfinite(seconds):
             return seconds
     raise InputError(f'{name}: {value!r} must be a finite number of seconds > 0')
+
+
+def _goal_array(target) -> Optional[Array]:
+    """
+    Return a (4, 4) array goal as a float C array of its own, or None.
+
+    The type the pose kernel is compiled for; other forms and what does not convert (None) are
+    parsed by ``parse_pose``.
+    """
+    if type(target) is np.ndarray and target.shape == (4, 4):
+        try:
+            return np.array(target, dtype=float)
+        except (TypeError, ValueError):
+            return None
+    return None
+
+
+def _seed_array(seed, n: int) -> Optional[Array]:
+    """Return the seed as a float (n,) array of its own, or None (``_check_q`` then raises)."""
+    try:
+        arr = np.array(seed, dtype=float)
+    except (TypeError, ValueError):
+        return None
+    return arr if arr.shape == (n,) else None
 
 
 def _level_metrics(res: 'pdls.PDLSResult') -> Tuple[List, List, List, List]:
@@ -241,7 +266,12 @@ class IKSolver:
         self._middle = middle_of_limits(self.lower, self.upper)
         self._seed_table = SeedTable(self.lower, self.upper, self._sample_variables,
                                      cfg.random_seed)
+        #: the default start of a one-shot solve: the middle of the limits, continuous joints 0
+        self._default_start = self._middle.copy()
+        self._default_start[self.continuous] = 0.0
         self._kernel = None
+        #: whether the one-shot kernel is the plain pose kernel (:meth:`_solve_pose_kernel`)
+        self._pose_kernel = False
         reason = self._numba_unsupported(cfg)
         if cfg.backend == 'numba' and reason:
             raise ConfigError(f"parameter 'backend': 'numba' cannot solve this problem: {reason} "
@@ -261,7 +291,9 @@ class IKSolver:
             from pdls_ik._accel.track_problem_numba import TrackKernel
             self._kernel = PoseKernel(linkage, tip, base, self.chain_variables,
                                       free_orientation, cfg, (RESTART_WINDOW, RESTART_RATIO),
-                                      free, periodic, self.locks, LOCK_TOL)
+                                      free, periodic, self.locks, LOCK_TOL,
+                                      goal=self.frame.target_pose)
+            self._pose_kernel = True
             self._track_kernel = TrackKernel(linkage, tip, base, free_orientation, cfg, free,
                                              self.locks, self.posture, LOCK_TOL)
 
@@ -440,15 +472,16 @@ class IKSolver:
         (about 0.3 s; 20–50 s once per installation, when numba compiles and caches it),
         before the clock of ``timeout`` starts.
         """
-        if self._kernel is not None:
+        if self._kernel is not None and not self._kernel.ready:
             self._kernel.load()
         t0 = time.perf_counter()
         timeout = self.config.timeout if timeout is None else _seconds(timeout, 'timeout')
+        if self._pose_kernel:
+            return self._solve_pose_kernel(target, seed, t0, t0 + timeout)
         notes: List[str] = []
         self._set_goal(target, notes)
         if seed is None:
-            start = self._middle.copy()
-            start[self.continuous] = 0.0
+            start = self._default_start.copy()
         else:
             start = self._check_q(seed, 'seed', notes, turn=True)
         deadline = t0 + timeout
@@ -487,6 +520,64 @@ class IKSolver:
             restarts += 1
         return self._finish(best_known[0], best.status, _level_metrics(best), iterations,
                             restarts, t0, notes, best_known)
+
+    def _solve_pose_kernel(self, target, seed, t0: float, deadline: float) -> IKResult:
+        """
+        :meth:`solve` on the compiled pose kernel (:mod:`pdls_ik._accel.ik_solver_numba`).
+
+        A (4, 4) goal array and the seed go to the kernel as they are: it takes them when they
+        pass the checks of :meth:`_set_goal` and :meth:`_check_q` with nothing to repair or note
+        (the same values); otherwise (the (position, quaternion) form, an error to raise, a
+        repair to note) those parse them here. The same local solves, restart monitor and
+        restart seeds as :meth:`_solve_compiled`.
+        """
+        kernel = self._kernel
+        notes: List[str] = []
+        flags = USE_START | RESTART if self.config.random_restarts else USE_START
+        goal = _goal_array(target)
+        if goal is None:
+            self._set_goal(target, notes)
+            goal = self.frame.target_pose
+        else:
+            flags |= CHECK_GOAL
+        if seed is None:
+            start = self._default_start
+        else:
+            start = _seed_array(seed, self.n)
+            if start is None:
+                start = self._check_q(seed, 'seed', notes, turn=True)
+            else:
+                flags |= CHECK_SEED
+        best = None
+        iterations = restarts = first = 0
+        seeds = self._restart_seeds(SEED_BLOCK)
+        while True:
+            attempt = kernel.solve(goal, start, first, seeds, deadline,
+                                   FIRST_SOLVE_MIN_ITERATIONS if best is None else 0, flags)
+            if attempt.__class__ is int:        # a check left the goal or the seed to us
+                if attempt == GOAL_UNCHECKED:
+                    self._set_goal(target, notes)
+                    flags &= ~CHECK_GOAL
+                else:
+                    start = self._check_q(seed, 'seed', notes, turn=True)
+                    flags &= ~CHECK_SEED
+                continue
+            if flags & CHECK_GOAL:
+                self.frame.notes = []           # the goal was taken as it is
+            iterations += attempt.iterations
+            restarts += attempt.restarts
+            if best is None or attempt.score < best.score:
+                best = attempt
+            if attempt.status == 'converged' or not flags & RESTART:
+                break
+            if time.perf_counter() >= deadline:         # cut short by the cap: say so
+                best = best._replace(status='max_time')
+                break
+            flags &= ~USE_START
+            first = restarts % MAX_SEEDS
+            seeds = self._restart_seeds(first + SEED_BLOCK)
+        return self._finish(best.q, best.status, best.metrics, iterations, restarts, t0, notes,
+                            (best.q, best.position_error, best.orientation_error))
 
     def _solve_compiled(self, start: Array, deadline: float, t0: float,
                         notes: List[str]) -> IKResult:
