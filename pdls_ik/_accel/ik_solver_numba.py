@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import math
 import time
-from typing import List, NamedTuple, Tuple
+from typing import List, Tuple
 
 import numba
 from numba.core import types
@@ -447,26 +447,6 @@ def restarts_into(run, ch, bounds, pose, locks, options, best_q, metrics, work):
         runs += 1
 
 
-class Attempt(NamedTuple):
-    """
-    What one call of the kernel found.
-
-    The best configuration q (n,), the PDLS status of its local solve and that solve's per-level
-    metrics (residual norms, λ, ranks, smallest singular values: lists of one level, empty but
-    for the norm when no step was taken), its weighted pose error ``score``, its unweighted
-    errors [m], [rad], and the iterations and restarts spent.
-    """
-
-    q: np.ndarray
-    status: str
-    metrics: Tuple[List[float], List[float], List[int], List[float]]
-    score: float
-    position_error: float
-    orientation_error: float
-    iterations: int
-    restarts: int
-
-
 class PoseKernel:
     """
     The compiled one-shot solve of one :class:`pdls_ik.IKSolver` (see the module doc).
@@ -554,36 +534,43 @@ class PoseKernel:
         return self.target
 
     def solve(self, goal: np.ndarray, seed: np.ndarray, first: int, seeds: np.ndarray,
-              deadline: float, min_iterations: int, flags: int):
+              deadline: float, min_iterations: int, flags: int, q: np.ndarray):
         """
-        Solve by :func:`solve_restarts` (its arguments; goal (4, 4) and seed (n,) float arrays).
+        Solve by :func:`solve_restarts` (its arguments; goal (4, 4), seed (n,) float arrays).
 
         Local solves from the seed (flags ``USE_START``), then from the seed rows first,
         first + 1, ... (``RESTART``); the first runs at least ``min_iterations`` before the
-        clock may stop it. Returns the :class:`Attempt`, or ``GOAL_UNCHECKED`` /
-        ``SEED_UNCHECKED`` when a check (``CHECK_GOAL``, ``CHECK_SEED``) leaves that input to
-        the caller (:mod:`pdls_ik.ik.restarts`).
+        clock may stop it. Fills q (n,) with the best configuration and :attr:`metrics` with
+        its metrics (:meth:`score`, :meth:`outcome`); returns (its PDLS status, iterations,
+        local solves run from seeds), or (``GOAL_UNCHECKED`` or ``SEED_UNCHECKED``, 0, 0) when
+        a check (``CHECK_GOAL``, ``CHECK_SEED``) leaves that input to the caller
+        (:mod:`pdls_ik.ik.restarts`).
         """
-        q = np.empty(self.n)
         status, iterations, runs = solve_restarts(self._state, goal, seed, seeds, first,
                                                   deadline, min_iterations, flags, q)
-        if status < 0:
-            return status
-        m = self.metrics.tolist()
-        pos, ori = m[M_POS], m[M_ORI]
+        return STATUS_NAMES[status] if status >= 0 else status, iterations, runs
+
+    def score(self, m: List[float]) -> float:
+        """Weighted pose error of a metrics vector m (``M_*``, :attr:`metrics` as a list)."""
+        return math.hypot(m[M_POS] * self.weights[0], m[M_ORI] * self.weights[1])
+
+    def outcome(self, m: List[float]) -> Tuple[Tuple[List, List, List, List], float, float]:
+        """
+        Return the per-level lists and the pose errors of a metrics vector m (``M_*``, a list).
+
+        ((residual norms, λ, ranks, smallest singular values), joint locks first, empty but
+        for the norms when no step was taken; position error [m], orientation error [rad]).
+        """
         if self.levels == 1:
             norm = [m[M_NORM]]
             level = (norm, [m[M_LAMBDA]], [int(m[M_RANK])], [m[M_SIGMA]]) if m[M_STEPPED] \
                 else (norm, [], [], [])
         else:
-            norms = [m[lv[0]] for lv in self._level_rows]
-            level = (norms, [m[lv[1]] for lv in self._level_rows],
-                     [int(m[lv[2]]) for lv in self._level_rows],
-                     [m[lv[3]] for lv in self._level_rows]) if m[M_STEPPED] else \
-                (norms, [], [], [])
-        wp, wo = self.weights
-        return Attempt(q, STATUS_NAMES[status], level, math.hypot(pos * wp, ori * wo), pos, ori,
-                       iterations, runs)
+            rows = self._level_rows
+            norms = [m[lv[0]] for lv in rows]
+            level = (norms, [m[lv[1]] for lv in rows], [int(m[lv[2]]) for lv in rows],
+                     [m[lv[3]] for lv in rows]) if m[M_STEPPED] else (norms, [], [], [])
+        return level, m[M_POS], m[M_ORI]
 
     def errors(self, q: np.ndarray, frame):
         """(position [m], orientation [rad]) errors of q (n,) against the goal of ``frame``."""

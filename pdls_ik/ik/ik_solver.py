@@ -33,6 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 import math
 import numbers
+import operator
 import time
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -111,30 +112,6 @@ def _seconds(value, name: str) -> float:
     raise InputError(f'{name}: {value!r} must be a finite number of seconds > 0')
 
 
-def _goal_array(target) -> Optional[Array]:
-    """
-    Return a (4, 4) array goal as a float C array of its own, or None.
-
-    The type the pose kernel is compiled for; other forms and what does not convert (None) are
-    parsed by ``parse_pose``.
-    """
-    if type(target) is np.ndarray and target.shape == (4, 4):
-        try:
-            return np.array(target, dtype=float)
-        except (TypeError, ValueError):
-            return None
-    return None
-
-
-def _seed_array(seed, n: int) -> Optional[Array]:
-    """Return the seed as a float (n,) array of its own, or None (``_check_q`` then raises)."""
-    try:
-        arr = np.array(seed, dtype=float)
-    except (TypeError, ValueError):
-        return None
-    return arr if arr.shape == (n,) else None
-
-
 def _level_metrics(res: 'pdls.PDLSResult') -> Tuple[List, List, List, List]:
     """Per-level (residual norms, λ, ranks, smallest singular values) lists of a PDLS result."""
     return (list(res.residual_norms), [float(x) for x in res.lambdas],
@@ -198,6 +175,7 @@ class IKSolver:
         self.continuous = np.asarray(linkage.continuous, dtype=bool)
         self._any_continuous = bool(self.continuous.any())
         self._limit_pairs = list(zip(self.lower.tolist(), self.upper.tolist()))
+        self._lower_list, self._upper_list = self.lower.tolist(), self.upper.tolist()
         # a joint within 1e-9 (relative beyond 1) of a limit counts as at the limit
         # (clamped_joints): q <= near_lower or q >= near_upper
         tol = 1e-9 * np.maximum(1.0, np.abs(np.where(np.isfinite(self.lower), self.lower, 0.0)))
@@ -211,6 +189,7 @@ class IKSolver:
                                orientation_tolerance=cfg.orientation_tolerance,
                                priority=cfg.pose_priority, name=f'pose:{tip}')
         tasks = [self.frame]
+        self._tolerances = (self.frame.position_tolerance, self.frame.orientation_tolerance)
         self.locks = None
         free = np.zeros(n, dtype=bool)
         free[self.chain_variables] = True
@@ -272,6 +251,7 @@ class IKSolver:
         self._kernel = None
         #: whether the one-shot kernel is the plain pose kernel (:meth:`_solve_pose_kernel`)
         self._pose_kernel = False
+        self._kernel_flags = USE_START | RESTART if cfg.random_restarts else USE_START
         reason = self._numba_unsupported(cfg)
         if cfg.backend == 'numba' and reason:
             raise ConfigError(f"parameter 'backend': 'numba' cannot solve this problem: {reason} "
@@ -387,7 +367,8 @@ class IKSolver:
             q = q.copy()
             q[self.continuous] = wrap_angle(q[self.continuous])
         values = q.tolist()     # the tests on Python floats: 4× cheaper than NumPy for an arm
-        if not all(lo <= v <= hi for v, (lo, hi) in zip(values, self._limit_pairs)):
+        if not (all(map(operator.le, self._lower_list, values))
+                and all(map(operator.le, values, self._upper_list))):
             q = np.minimum(np.maximum(q, self.lower), self.upper)     # np.clip costs twice that
         if q is not q_in:
             values = q.tolist()
@@ -402,7 +383,7 @@ class IKSolver:
             pos, ori = known[1], known[2]
         else:
             pos, ori = self._errors(q)
-        ok = pos <= self.frame.position_tolerance and ori <= self.frame.orientation_tolerance
+        ok = pos <= self._tolerances[0] and ori <= self._tolerances[1]
         if ok and self.locks is not None:
             ok = all(abs(values[i] - v) <= LOCK_TOL for i, v in self._lock_pairs)
         task_errors = {}
@@ -414,15 +395,13 @@ class IKSolver:
         if not ok and status == 'converged':
             status = 'not_converged'
         residual_norms, lambdas, ranks, min_singular_values = metrics
-        return IKResult(
-            q=q, joint_names=list(self.joint_names), success=bool(ok), status=status if not ok
-            else 'converged', iterations=iterations, position_error=pos,
-            orientation_error=ori, solve_time=time.perf_counter() - t0, restarts=restarts,
-            notes=notes, level_names=list(self.level_names), residual_norms=residual_norms,
-            lambdas=lambdas, ranks=ranks, min_singular_values=min_singular_values,
-            clamped_joints=[name for i, name, lo, hi in self._clamp_rows
-                            if values[i] <= lo or values[i] >= hi],
-            task_errors=task_errors)
+        # the fields in their order: the dataclass's __init__ takes them 2× faster than by name
+        return IKResult(q, list(self.joint_names), bool(ok), status if not ok else 'converged',
+                        iterations, pos, ori, time.perf_counter() - t0, restarts, notes,
+                        list(self.level_names), residual_norms, lambdas, ranks,
+                        min_singular_values,
+                        [name for i, name, lo, hi in self._clamp_rows
+                         if values[i] <= lo or values[i] >= hi], task_errors)
 
     # ------------------------------------------------------------------ public API
     def warm_up(self) -> None:
@@ -531,53 +510,65 @@ class IKSolver:
         repair to note) those parse them here. The same local solves, restart monitor and
         restart seeds as :meth:`_solve_compiled`.
         """
-        kernel = self._kernel
+        kernel, n = self._kernel, self.n
         notes: List[str] = []
-        flags = USE_START | RESTART if self.config.random_restarts else USE_START
-        goal = _goal_array(target)
+        flags = self._kernel_flags
+        goal = None
+        if type(target) is np.ndarray and target.shape == (4, 4):
+            try:        # a float C array of its own: the type the kernel is compiled for
+                goal = np.array(target, dtype=float, order='C')
+                flags |= CHECK_GOAL
+            except (TypeError, ValueError):
+                pass
         if goal is None:
             self._set_goal(target, notes)
             goal = self.frame.target_pose
-        else:
-            flags |= CHECK_GOAL
         if seed is None:
             start = self._default_start
         else:
-            start = _seed_array(seed, self.n)
-            if start is None:
+            try:
+                start = np.array(seed, dtype=float)
+            except (TypeError, ValueError):
+                start = None
+            if start is None or start.shape != (n,):
                 start = self._check_q(seed, 'seed', notes, turn=True)
             else:
                 flags |= CHECK_SEED
-        best = None
+        best = None                     # (q, status, metrics list) of the best call
         iterations = restarts = first = 0
-        seeds = self._restart_seeds(SEED_BLOCK)
+        seeds = self._seed_table.rows(SEED_BLOCK)
+        min_iterations = FIRST_SOLVE_MIN_ITERATIONS
         while True:
-            attempt = kernel.solve(goal, start, first, seeds, deadline,
-                                   FIRST_SOLVE_MIN_ITERATIONS if best is None else 0, flags)
-            if attempt.__class__ is int:        # a check left the goal or the seed to us
-                if attempt == GOAL_UNCHECKED:
+            q = np.empty(n)
+            status, its, runs = kernel.solve(goal, start, first, seeds, deadline, min_iterations,
+                                             flags, q)
+            if status.__class__ is int:         # a check left the goal or the seed to us
+                if status == GOAL_UNCHECKED:
                     self._set_goal(target, notes)
                     flags &= ~CHECK_GOAL
                 else:
                     start = self._check_q(seed, 'seed', notes, turn=True)
                     flags &= ~CHECK_SEED
                 continue
-            if flags & CHECK_GOAL:
-                self.frame.notes = []           # the goal was taken as it is
-            iterations += attempt.iterations
-            restarts += attempt.restarts
-            if best is None or attempt.score < best.score:
-                best = attempt
-            if attempt.status == 'converged' or not flags & RESTART:
+            iterations += its
+            restarts += runs
+            m = kernel.metrics.tolist()
+            if best is None or kernel.score(m) < kernel.score(best[2]):
+                best = (q, status, m)
+            if status == 'converged' or not flags & RESTART:
                 break
             if time.perf_counter() >= deadline:         # cut short by the cap: say so
-                best = best._replace(status='max_time')
+                best = (best[0], 'max_time', best[2])
                 break
             flags &= ~USE_START
+            min_iterations = 0
             first = restarts % MAX_SEEDS
             seeds = self._restart_seeds(first + SEED_BLOCK)
-        return self._finish(best.q, best.status, best.metrics, iterations, restarts, t0, notes,
-                            (best.q, best.position_error, best.orientation_error))
+        if flags & CHECK_GOAL:
+            self.frame.notes = []               # the goal was taken as it is
+        q, status, m = best
+        level, pos, ori = kernel.outcome(m)
+        return self._finish(q, status, level, iterations, restarts, t0, notes, (q, pos, ori))
 
     def _solve_compiled(self, start: Array, deadline: float, t0: float,
                         notes: List[str]) -> IKResult:
