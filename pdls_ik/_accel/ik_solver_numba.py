@@ -489,8 +489,9 @@ class PoseKernel:
                             if locks is not None else []) + [(M_NORM, M_LAMBDA, M_RANK, M_SIGMA)]
         monitor = tuple(monitor) if config.random_restarts else (0, 1.0)
         self.target = np.eye(4) if goal is None else goal
-        #: the metrics of the last solve (``M_*``), shared with the kernel state
-        self.metrics = np.zeros(M_SIZE)
+        #: the metrics of the last solve (``M_*``) and its start configuration (n,) (the seed
+        #: as checked and wrapped), shared with the kernel state
+        self.metrics, self.start = np.zeros(M_SIZE), np.empty(self.n)
         #: the constant arguments of :func:`solve_local`: chain, bounds, pose, locks, options
         self._constants = (self.ch, self.limits, (self.target, *self.weights, self.rows,
                                                   *self.tolerances),
@@ -519,8 +520,8 @@ class PoseKernel:
             n = self.n
             work = restart_work(n, self.rows, self._constants[3][0].shape[0],
                                 self._max_iterations, M_SIZE)
-            self._state = pose_state(*self._constants, self.chain_idx, np.empty(n),
-                                     self.metrics, work)
+            self._state = pose_state(*self._constants, self.chain_idx, self.start, self.metrics,
+                                     work)
             start = np.clip(np.zeros(n), self.limits[0], self.limits[1])
             solve_restarts(self._state, self.target, start, np.zeros((1, self.chain_idx.size)),
                            0, 0.0, 0, USE_START, np.empty(n))
