@@ -143,6 +143,10 @@ class IKSolver:
     ``pose_priority``) > posture (null space of all, Baerlocher & Boulic 2004). Joint limits
     are hard bounds in every iteration.
 
+    Threads: a solver keeps its goal (its FrameTask) and, on the numba backend, the work arrays of
+    its compiled kernels between calls; one solver must not solve or track from two threads at
+    once (one solver per thread, or per ROS callback group).
+
     :raises ConfigError: bad option.
     :raises LinkError: unknown tip or base link, or no movable joint between them.
     :raises JointError: a floating/planar joint on the path, a bad lock.
