@@ -229,6 +229,11 @@ class IKSolver:
         #: (clamped_joints)
         self._clamp_rows = [(int(i), self.joint_names[i], near_lower[i], near_upper[i])
                             for i in np.flatnonzero(free)]
+        #: strict bounds (n,) inside which a q is within the limits and no moved variable is at
+        #: one (the fast test of _finish): near a limit for the moved ones, the limit itself
+        #: (one float beyond) for the others
+        self._inside = (np.where(free, near_lower, np.nextafter(self.lower, -np.inf)).tolist(),
+                        np.where(free, near_upper, np.nextafter(self.upper, np.inf)).tolist())
         periodic = periodic_variables(linkage)
         if self.locks is not None:
             periodic[self.locks.indices] = False
@@ -371,8 +376,12 @@ class IKSolver:
             q = q.copy()
             q[self.continuous] = wrap_angle(q[self.continuous])
         values = q.tolist()     # the tests on Python floats: 4× cheaper than NumPy for an arm
-        if not (all(map(operator.le, self._lower_list, values))
-                and all(map(operator.le, values, self._upper_list))):
+        clamped = None
+        if all(map(operator.lt, self._inside[0], values)) and \
+                all(map(operator.lt, values, self._inside[1])):
+            clamped = []        # within the limits, no moved joint at one
+        elif not (all(map(operator.le, self._lower_list, values))
+                  and all(map(operator.le, values, self._upper_list))):
             q = np.minimum(np.maximum(q, self.lower), self.upper)     # np.clip costs twice that
         if q is not q_in:
             values = q.tolist()
@@ -381,6 +390,7 @@ class IKSolver:
                     if values[i] != v and abs(values[i] - v) <= LOCK_TOL]
             if snap:
                 q = q.copy() if q is q_in else q
+                clamped = None
                 for i, v in snap:
                     q[i] = values[i] = v
         if known is not None and known[0] is q_in and (q is q_in or bool((q == q_in).all())):
@@ -404,6 +414,7 @@ class IKSolver:
                         iterations, pos, ori, time.perf_counter() - t0, restarts, notes,
                         list(self.level_names), residual_norms, lambdas, ranks,
                         min_singular_values,
+                        clamped if clamped is not None else
                         [name for i, name, lo, hi in self._clamp_rows
                          if values[i] <= lo or values[i] >= hi], task_errors)
 
