@@ -283,6 +283,9 @@ class IKSolver:
                                       free, periodic, self.locks, LOCK_TOL,
                                       goal=self.frame.target_pose)
             self._pose_kernel = True
+            #: the first block of restart seeds (the table's first rows, drawn now: the same
+            #: stream; a later, longer table starts with the same rows)
+            self._first_seeds = self._seed_table.rows(SEED_BLOCK)
             self._track_kernel = TrackKernel(linkage, tip, base, free_orientation, cfg, free,
                                              self.locks, self.posture, LOCK_TOL)
 
@@ -551,7 +554,7 @@ class IKSolver:
                 flags |= CHECK_SEED
         best = None                     # (q, status, metrics list) of the best call
         iterations = restarts = first = 0
-        seeds = self._seed_table.rows(SEED_BLOCK)
+        seeds = self._first_seeds
         min_iterations = FIRST_SOLVE_MIN_ITERATIONS
         while True:
             q = np.empty(n)
