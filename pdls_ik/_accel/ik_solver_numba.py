@@ -41,11 +41,12 @@ from __future__ import annotations
 import math
 import sys
 import time
-from typing import List, NamedTuple, Tuple
+from typing import List, Tuple
 
 from llvmlite import ir
 import numba
 from numba.core import cgutils, types
+from numba.experimental import structref
 from numba.extending import intrinsic
 import numpy as np
 from pdls_ik._accel import in_cache
@@ -53,6 +54,9 @@ from pdls_ik._accel.chain_numba import chain_tuple, pose_jacobian, pose_residual
 from pdls_ik._accel.step_numba import (adapt_step_size, BORROWING, improves_best, lock_arrays,
                                        locks_held, pending_sigma, pose_step, reset_basis,
                                        SIGMA_PENDING, step_work)
+from pdls_ik.ik.restarts import (CHECK_GOAL, CHECK_SEED, GOAL_UNCHECKED, RESTART,
+                                 SEED_UNCHECKED, USE_START)
+from pdls_ik.lie.se3 import MAX_GOAL_COORDINATE, QUAT_NORM_NOTE_TOL
 from pdls_ik.model.chain_arrays import ChainArrays
 
 
@@ -69,6 +73,38 @@ M_SIZE = 11
 OPTION_DEFAULTS = {'svd_tol': 1e-9, 'residual_tol': 1e-10, 'theta_diff_tol': 1e-12,
                    'divergence_factor': 1.0, 'slowdown_factor': 0.5, 'speedup_factor': 1.5,
                    'speedup_threshold': 0.5, 'slowdown_threshold': 1.0}
+
+
+@structref.register
+class PoseStateType(types.StructRef):
+    """numba type of :class:`PoseState`."""
+
+    def preprocess_fields(self, fields):
+        return tuple((name, types.unliteral(typ)) for name, typ in fields)
+
+
+class PoseState(structref.StructRefProxy):
+    """
+    What :func:`solve_restarts` needs beyond the goal and seed, built once per :class:`PoseKernel`.
+
+    A numba structref (:func:`pose_state`): numba types it at a call as one object, where it
+    types the tuples of the same arrays member by member (~2 µs a call). Fields: ``ch``,
+    ``bounds``, ``pose``, ``locks``, ``options`` (as in :func:`solve_local`), ``chain_idx``
+    (k,), ``start`` (n,), ``metrics`` (``M_SIZE``,), ``work`` (:func:`restart_work`). The arrays
+    are shared with the Python objects they came from (the goal in ``pose[0]``, metrics).
+    """
+
+
+structref.define_boxing(PoseStateType, PoseState)
+structref.define_constructor(PoseState, PoseStateType, ('ch', 'bounds', 'pose', 'locks',
+                                                        'options', 'chain_idx', 'start',
+                                                        'metrics', 'work'))
+
+
+@numba.njit(cache=True)
+def pose_state(ch, bounds, pose, locks, options, chain_idx, start, metrics, work):
+    """Return the :class:`PoseState` of these arguments (compiled: cached with the kernels)."""
+    return PoseState(ch, bounds, pose, locks, options, chain_idx, start, metrics, work)
 
 
 #: time.perf_counter() is clock_gettime(CLOCK_MONOTONIC) with a 64-bit struct timespec (Linux on a
@@ -308,9 +344,107 @@ def _pose_errors_into(q, target, ch, rows, T, P, J6, e6):
 
 
 @numba.njit(cache=True)
-def solve_restarts(run, ch, bounds, pose, locks, options, best_q, metrics):
+def restart_work(n, rows, locks, max_iterations, size):
     """
-    Run IKSolver.solve's loop of local solves.
+    Return the work arrays of :func:`restarts_into`, allocated once per :class:`PoseKernel`.
+
+    (θ, best θ, q0 (n,) each, local metrics (size,), :func:`_local_work`).
+    """
+    return (np.empty(n), np.empty(n), np.empty(n), np.empty(size),
+            _local_work(n, rows, locks, max_iterations))
+
+
+@numba.njit(cache=True, inline='always')
+def goal_taken(goal, target):
+    """
+    Copy a (4, 4) goal into target when :func:`pdls_ik.lie.se3.parse_pose` takes it as it is.
+
+    That is: finite, last row (0, 0, 0, 1) (within numpy.allclose), rotation block orthonormal
+    within ``QUAT_NORM_NOTE_TOL`` (no repair, no note) with a positive determinant, position
+    within ``MAX_GOAL_COORDINATE``; the same tests in the same floating-point operations.
+    Returns False, target untouched, otherwise: parse_pose then gives the error or the repair.
+    """
+    a, b, c, px = goal[0, 0], goal[0, 1], goal[0, 2], goal[0, 3]
+    d, e, f, py = goal[1, 0], goal[1, 1], goal[1, 2], goal[1, 3]
+    g, h, i, pz = goal[2, 0], goal[2, 1], goal[2, 2], goal[2, 3]
+    x, y, z, w = goal[3, 0], goal[3, 1], goal[3, 2], goal[3, 3]
+    if not math.isfinite(a + b + c + d + e + f + g + h + i + px + py + pz + x + y + z + w):
+        return False
+    if max(abs(x), abs(y), abs(z)) > 1e-9 or abs(w - 1.0) > 1e-9 + 1e-5:
+        return False
+    ortho = max(abs(a * a + d * d + g * g - 1.0), abs(b * b + e * e + h * h - 1.0),
+                abs(c * c + f * f + i * i - 1.0), abs(a * b + d * e + g * h),
+                abs(a * c + d * f + g * i), abs(b * c + e * f + h * i))
+    det = a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g)
+    if ortho > QUAT_NORM_NOTE_TOL or det <= 0.0:
+        return False
+    if max(abs(px), abs(py), abs(pz)) > MAX_GOAL_COORDINATE:
+        return False
+    for r in range(3):
+        for k in range(4):
+            target[r, k] = goal[r, k]
+    return True
+
+
+@numba.njit(cache=True, inline='always')
+def seed_taken(start, lower, upper, continuous):
+    """
+    Wrap the continuous joints of a seed start (n,) in place; whether it is finite, in limits.
+
+    IKSolver._check_q's fast path: the same wrap as :func:`pdls_ik.model.joint_vector.wrap_angle`,
+    the same tests.
+    """
+    for j in range(start.shape[0]):
+        if not math.isfinite(start[j]):
+            return False
+    for j in range(start.shape[0]):
+        if continuous[j]:
+            start[j] = (start[j] + math.pi) % (2.0 * math.pi) - math.pi
+    for j in range(start.shape[0]):
+        if not lower[j] <= start[j] <= upper[j]:
+            return False
+    return True
+
+
+@numba.njit(cache=True)
+def solve_restarts(state, goal, seed, seeds, first, deadline, min_iterations, flags, best_q):
+    """
+    Run IKSolver.solve's loop of local solves on a :class:`PoseKernel`'s state.
+
+    :param state: :class:`PoseState` (:func:`pose_state`): the constant arguments of
+        :func:`solve_local` and the work arrays; its ``metrics`` (``M_*``) receive those of the
+        answer, its ``start`` the start configuration.
+    :param goal: (4, 4), taken as the target when ``flags`` has ``CHECK_GOAL`` and
+        :func:`goal_taken` accepts it (else the target already set is used).
+    :param seed: (n,), the start configuration; with ``CHECK_SEED``, checked and wrapped
+        (:func:`seed_taken`), else taken as it is (checked by the caller).
+    :param seeds, first, deadline, min_iterations: as in :func:`restarts_into`.
+    :param flags: ``USE_START | RESTART | CHECK_GOAL | CHECK_SEED``
+        (:mod:`pdls_ik.ik.restarts`).
+    :param best_q: (n,) out.
+
+    Returns (status code, iterations, local solves run from seeds), or (``GOAL_UNCHECKED``
+    or ``SEED_UNCHECKED``, 0, 0) when a check leaves the goal or the seed to the caller's
+    own parsing (its errors, repairs and notes); the goal is then untouched, or already taken.
+    """
+    start, bounds = state.start, state.bounds
+    if flags & CHECK_GOAL and not goal_taken(goal, state.pose[0]):
+        return GOAL_UNCHECKED, 0, 0
+    start[:] = seed
+    if flags & CHECK_SEED and not seed_taken(start, bounds[0], bounds[1], bounds[3]):
+        return SEED_UNCHECKED, 0, 0
+    metrics = state.metrics
+    metrics[:] = 0.0
+    return restarts_into((start, (flags & USE_START) != 0, seeds, state.chain_idx, first,
+                          deadline, min_iterations, (flags & RESTART) != 0),
+                         state.ch, bounds, state.pose, state.locks, state.options, best_q,
+                         metrics, state.work)
+
+
+@numba.njit(cache=True, inline='always')
+def restarts_into(run, ch, bounds, pose, locks, options, best_q, metrics, work):
+    """
+    Run the loop of local solves of :func:`solve_restarts`.
 
     A local solve from start (if use_start), then from start with its chain variables chain_idx
     replaced by the rows first, first + 1, ... of seeds (the random restart table), while
@@ -322,16 +456,13 @@ def solve_restarts(run, ch, bounds, pose, locks, options, best_q, metrics):
     metrics (see :func:`solve_local`); returns (its status code, iterations, local solves run
     from seeds).
 
-    run = (start, use_start, seeds, chain_idx, first, deadline, min_iterations, restart); the
-    other arguments as in :func:`solve_local`.
+    run = (start, use_start, seeds, chain_idx, first, deadline, min_iterations, restart); work:
+    :func:`restart_work`; the other arguments as in :func:`solve_local`.
     """
     start, use_start, seeds, chain_idx, first, deadline, min_iterations, restart = run
     target, wp, wo, rows = pose[0], pose[1], pose[2], pose[3]
-    lock_idx, max_iterations = locks[0], options[4]
-    n = start.shape[0]
-    theta, best, q0 = np.empty(n), np.empty(n), start.copy()
-    local = np.empty(metrics.shape[0])
-    lw = _local_work(n, rows, lock_idx.shape[0], max_iterations)
+    theta, best, q0, local, lw = work
+    q0[:] = start
     best_score, best_status = math.inf, MAX_ITERATIONS
     iterations = 0
     runs = 0
@@ -365,26 +496,6 @@ def solve_restarts(run, ch, bounds, pose, locks, options, best_q, metrics):
         runs += 1
 
 
-class Attempt(NamedTuple):
-    """
-    What one call of the kernel found.
-
-    The best configuration q (n,), the PDLS status of its local solve and that solve's per-level
-    metrics (residual norms, λ, ranks, smallest singular values: lists of one level, empty but
-    for the norm when no step was taken), its weighted pose error ``score``, its unweighted
-    errors [m], [rad], and the iterations and restarts spent.
-    """
-
-    q: np.ndarray
-    status: str
-    metrics: Tuple[List[float], List[float], List[int], List[float]]
-    score: float
-    position_error: float
-    orientation_error: float
-    iterations: int
-    restarts: int
-
-
 class PoseKernel:
     """
     The compiled one-shot solve of one :class:`pdls_ik.IKSolver` (see the module doc).
@@ -399,85 +510,117 @@ class PoseKernel:
         (:func:`pdls_ik.model.joint_vector.periodic_variables`).
     :param locks: the solver's :class:`pdls_ik.tasks.JointLockTask` (distinct joints) or None;
         lock_tol: a locked joint is held within lock_tol · weight of its value [rad or m].
+    :param goal: the (4, 4) array holding the goal (IKSolver passes its FrameTask's
+        ``target_pose``, which :func:`solve_restarts` then sets in place); default its own.
+
+    The kernel's :class:`PoseState` (built by :meth:`load`) holds the constant arguments and the
+    work arrays of every solve: one PoseKernel (hence one IKSolver) must not solve from two
+    threads at once (as its FrameTask's goal already forbade); one solver per thread.
     """
 
     def __init__(self, linkage, tip: str, base: str, chain_idx: np.ndarray,
                  position_only: bool, config, monitor, free, periodic, locks=None,
-                 lock_tol: float = 0.0):
+                 lock_tol: float = 0.0, goal=None):
         c = ChainArrays(linkage, tip, base)
         self.ch = chain_tuple(c)
         self.limits = (c.lower, c.upper, np.ascontiguousarray(free, dtype=np.bool_),
                        c.continuous, np.ascontiguousarray(periodic, dtype=np.bool_))
         self.chain_idx = np.asarray(chain_idx, dtype=np.int64)
+        self.n = c.lower.shape[0]
         self.rows = 3 if position_only else 6
         self.weights = (config.position_weight, config.orientation_weight)
         self.tolerances = (config.position_tolerance, config.orientation_tolerance)
         lock = lock_arrays(locks, c.continuous)
         #: levels: 2 with joint locks (locks > pose), else 1
         self.levels = 1 if locks is None else 2
+        #: the metrics indices (norm, λ, rank, σ_min) of each level, highest first
+        self._level_rows = ([(M_LOCK_NORM, M_LOCK_LAMBDA, M_LOCK_RANK, M_LOCK_SIGMA)]
+                            if locks is not None else []) + [(M_NORM, M_LAMBDA, M_RANK, M_SIGMA)]
         monitor = tuple(monitor) if config.random_restarts else (0, 1.0)
-        self.target = np.eye(4)
-        #: the arguments of :func:`solve_restarts` after ``run``: chain, bounds, pose, locks,
-        #: options, bound once (plain tuples: numba types them as fast as flat arguments;
-        #: NamedTuples cost ~7 µs more per call)
+        self.target = np.eye(4) if goal is None else goal
+        #: the metrics of the last solve (``M_*``) and its start configuration (n,) (the seed
+        #: as checked and wrapped), shared with the kernel state
+        self.metrics, self.start = np.zeros(M_SIZE), np.empty(self.n)
+        #: the constant arguments of :func:`solve_local`: chain, bounds, pose, locks, options
         self._constants = (self.ch, self.limits, (self.target, *self.weights, self.rows,
                                                   *self.tolerances),
                            (*lock, float(lock_tol)),
                            (config.damping if config.damping >= 0.0 else -1.0, config.max_step,
                             OPTION_DEFAULTS['svd_tol'], OPTION_DEFAULTS['residual_tol'],
                             config.max_iterations, *monitor))
+        self._max_iterations = config.max_iterations
+        self._state = None
         self.ready = False
 
     @property
     def compiled(self) -> bool:
         """Whether :meth:`load` has nothing to compile (loaded, or in numba's cache)."""
-        return self.ready or in_cache(solve_restarts, pose_errors)
+        return self.ready or in_cache(solve_restarts, pose_errors, pose_state, restart_work)
 
     def load(self) -> None:
         """
-        Compile the kernel, or load it from numba's cache, by one tiny solve.
+        Compile the kernel, or load it from numba's cache, build its state, by one tiny solve.
 
         ~0.3 s with the cache, 20–50 s the first time on a machine.
         :meth:`pdls_ik.IKSolver.solve` calls it before its clock starts, so that no timeout is
         spent compiling.
         """
         if not self.ready:
-            n = self.limits[0].shape[0]
+            n = self.n
+            work = restart_work(n, self.rows, self._constants[3][0].shape[0],
+                                self._max_iterations, M_SIZE)
+            self._state = pose_state(*self._constants, self.chain_idx, self.start, self.metrics,
+                                     work)
             start = np.clip(np.zeros(n), self.limits[0], self.limits[1])
-            solve_restarts((start, True, np.zeros((1, self.chain_idx.size)), self.chain_idx, 0,
-                            0.0, 0, False), *self._constants, np.empty(n), np.zeros(M_SIZE))
+            solve_restarts(self._state, self.target, start, np.zeros((1, self.chain_idx.size)),
+                           0, 0.0, 0, USE_START, np.empty(n))
             pose_errors(start, np.eye(4), self.ch, self.rows)
             self.ready = True
 
     def _target(self, frame) -> np.ndarray:
-        self.target[:3, :3] = frame.target_rotation
-        self.target[:3, 3] = frame.target_position
+        if frame.target_pose is not self.target:
+            self.target[:3, :3] = frame.target_rotation
+            self.target[:3, 3] = frame.target_position
         return self.target
 
-    def solve(self, frame, start: np.ndarray, use_start: bool, first: int, seeds: np.ndarray,
-              deadline: float, min_iterations: int, restart: bool) -> Attempt:
+    def solve(self, goal: np.ndarray, seed: np.ndarray, first: int, seeds: np.ndarray,
+              deadline: float, min_iterations: int, flags: int, q: np.ndarray):
         """
-        Solve toward the goal of ``frame`` (a FrameTask) by :func:`solve_restarts`.
+        Solve by :func:`solve_restarts` (its arguments; goal (4, 4), seed (n,) float arrays).
 
-        Local solves from start (if use_start), then from the seed rows first, first + 1, ...;
-        the first runs at least ``min_iterations`` before the clock may stop it.
+        Local solves from the seed (flags ``USE_START``), then from the seed rows first,
+        first + 1, ... (``RESTART``); the first runs at least ``min_iterations`` before the
+        clock may stop it. Fills q (n,) with the best configuration and :attr:`metrics` with
+        its metrics (:meth:`score`, :meth:`outcome`); returns (its PDLS status, iterations,
+        local solves run from seeds), or (``GOAL_UNCHECKED`` or ``SEED_UNCHECKED``, 0, 0) when
+        a check (``CHECK_GOAL``, ``CHECK_SEED``) leaves that input to the caller
+        (:mod:`pdls_ik.ik.restarts`).
         """
-        q, metrics = np.empty(start.shape[0]), np.zeros(M_SIZE)
-        self._target(frame)
-        status, iterations, runs = solve_restarts(
-            (start, use_start, seeds, self.chain_idx, first, deadline, min_iterations, restart),
-            *self._constants, q, metrics)
-        m = metrics.tolist()
-        pos, ori = m[M_POS], m[M_ORI]
-        levels = [(M_NORM, M_LAMBDA, M_RANK, M_SIGMA)]
-        if self.levels == 2:
-            levels.insert(0, (M_LOCK_NORM, M_LOCK_LAMBDA, M_LOCK_RANK, M_LOCK_SIGMA))
-        norms = [m[lv[0]] for lv in levels]
-        level = (norms, [m[lv[1]] for lv in levels], [int(m[lv[2]]) for lv in levels],
-                 [m[lv[3]] for lv in levels]) if m[M_STEPPED] else (norms, [], [], [])
-        wp, wo = self.weights
-        return Attempt(q, STATUS_NAMES[status], level, math.hypot(pos * wp, ori * wo), pos, ori,
-                       iterations, runs)
+        status, iterations, runs = solve_restarts(self._state, goal, seed, seeds, first,
+                                                  deadline, min_iterations, flags, q)
+        return STATUS_NAMES[status] if status >= 0 else status, iterations, runs
+
+    def score(self, m: List[float]) -> float:
+        """Weighted pose error of a metrics vector m (``M_*``, :attr:`metrics` as a list)."""
+        return math.hypot(m[M_POS] * self.weights[0], m[M_ORI] * self.weights[1])
+
+    def outcome(self, m: List[float]) -> Tuple[Tuple[List, List, List, List], float, float]:
+        """
+        Return the per-level lists and the pose errors of a metrics vector m (``M_*``, a list).
+
+        ((residual norms, λ, ranks, smallest singular values), joint locks first, empty but
+        for the norms when no step was taken; position error [m], orientation error [rad]).
+        """
+        if self.levels == 1:
+            norm = [m[M_NORM]]
+            level = (norm, [m[M_LAMBDA]], [int(m[M_RANK])], [m[M_SIGMA]]) if m[M_STEPPED] \
+                else (norm, [], [], [])
+        else:
+            rows = self._level_rows
+            norms = [m[lv[0]] for lv in rows]
+            level = (norms, [m[lv[1]] for lv in rows], [int(m[lv[2]]) for lv in rows],
+                     [m[lv[3]] for lv in rows]) if m[M_STEPPED] else (norms, [], [], [])
+        return level, m[M_POS], m[M_ORI]
 
     def errors(self, q: np.ndarray, frame):
         """(position [m], orientation [rad]) errors of q (n,) against the goal of ``frame``."""

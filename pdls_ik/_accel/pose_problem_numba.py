@@ -285,7 +285,7 @@ def state_errors(q, ch, pose, locks, coll):
 
 class CollisionAttempt(NamedTuple):
     """
-    What one call of the kernel found (as :class:`pdls_ik._accel.ik_solver_numba.Attempt`).
+    What one call of the kernel found.
 
     ``score`` is the pair (collision violation, weighted pose error) that ranks attempts.
     """

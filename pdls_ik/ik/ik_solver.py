@@ -33,6 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 import math
 import numbers
+import operator
 import time
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -43,8 +44,9 @@ from pdls_ik._accel import available as numba_available
 from pdls_ik.config import IKConfig
 from pdls_ik.errors import ConfigError, InputError, JointError, LinkError
 from pdls_ik.ik.pose_problem import LOCK_TOL, PoseProblem
-from pdls_ik.ik.restarts import (FIRST_SOLVE_MIN_ITERATIONS, MAX_SEEDS, RESTART_RATIO,
-                                 RESTART_WINDOW, SEED_BLOCK, SeedTable)
+from pdls_ik.ik.restarts import (CHECK_GOAL, CHECK_SEED, FIRST_SOLVE_MIN_ITERATIONS,
+                                 GOAL_UNCHECKED, MAX_SEEDS, RESTART, RESTART_RATIO,
+                                 RESTART_WINDOW, SEED_BLOCK, SeedTable, USE_START)
 from pdls_ik.ik.task_levels import LevelStack
 from pdls_ik.ik.task_problem import moved_variables, pdls_options, resolve_tasks
 from pdls_ik.ik.track_problem import TRACK_MIN_ITERATIONS, TRACK_POSTURE_SHARE, TrackProblem
@@ -141,6 +143,10 @@ class IKSolver:
     ``pose_priority``) > posture (null space of all, Baerlocher & Boulic 2004). Joint limits
     are hard bounds in every iteration.
 
+    Threads: a solver keeps its goal (its FrameTask) and, on the numba backend, the work arrays of
+    its compiled kernels between calls; one solver must not solve or track from two threads at
+    once (one solver per thread, or per ROS callback group).
+
     :raises ConfigError: bad option.
     :raises LinkError: unknown tip or base link, or no movable joint between them.
     :raises JointError: a floating/planar joint on the path, a bad lock.
@@ -173,6 +179,7 @@ class IKSolver:
         self.continuous = np.asarray(linkage.continuous, dtype=bool)
         self._any_continuous = bool(self.continuous.any())
         self._limit_pairs = list(zip(self.lower.tolist(), self.upper.tolist()))
+        self._lower_list, self._upper_list = self.lower.tolist(), self.upper.tolist()
         # a joint within 1e-9 (relative beyond 1) of a limit counts as at the limit
         # (clamped_joints): q <= near_lower or q >= near_upper
         tol = 1e-9 * np.maximum(1.0, np.abs(np.where(np.isfinite(self.lower), self.lower, 0.0)))
@@ -186,6 +193,7 @@ class IKSolver:
                                orientation_tolerance=cfg.orientation_tolerance,
                                priority=cfg.pose_priority, name=f'pose:{tip}')
         tasks = [self.frame]
+        self._tolerances = (self.frame.position_tolerance, self.frame.orientation_tolerance)
         self.locks = None
         free = np.zeros(n, dtype=bool)
         free[self.chain_variables] = True
@@ -221,6 +229,11 @@ class IKSolver:
         #: (clamped_joints)
         self._clamp_rows = [(int(i), self.joint_names[i], near_lower[i], near_upper[i])
                             for i in np.flatnonzero(free)]
+        #: strict bounds (n,) inside which a q is within the limits and no moved variable is at
+        #: one (the fast test of _finish): near a limit for the moved ones, the limit itself
+        #: (one float beyond) for the others
+        self._inside = (np.where(free, near_lower, np.nextafter(self.lower, -np.inf)).tolist(),
+                        np.where(free, near_upper, np.nextafter(self.upper, np.inf)).tolist())
         periodic = periodic_variables(linkage)
         if self.locks is not None:
             periodic[self.locks.indices] = False
@@ -241,7 +254,13 @@ class IKSolver:
         self._middle = middle_of_limits(self.lower, self.upper)
         self._seed_table = SeedTable(self.lower, self.upper, self._sample_variables,
                                      cfg.random_seed)
+        #: the default start of a one-shot solve: the middle of the limits, continuous joints 0
+        self._default_start = self._middle.copy()
+        self._default_start[self.continuous] = 0.0
         self._kernel = None
+        #: whether the one-shot kernel is the plain pose kernel (:meth:`_solve_pose_kernel`)
+        self._pose_kernel = False
+        self._kernel_flags = USE_START | RESTART if cfg.random_restarts else USE_START
         reason = self._numba_unsupported(cfg)
         if cfg.backend == 'numba' and reason:
             raise ConfigError(f"parameter 'backend': 'numba' cannot solve this problem: {reason} "
@@ -261,7 +280,12 @@ class IKSolver:
             from pdls_ik._accel.track_problem_numba import TrackKernel
             self._kernel = PoseKernel(linkage, tip, base, self.chain_variables,
                                       free_orientation, cfg, (RESTART_WINDOW, RESTART_RATIO),
-                                      free, periodic, self.locks, LOCK_TOL)
+                                      free, periodic, self.locks, LOCK_TOL,
+                                      goal=self.frame.target_pose)
+            self._pose_kernel = True
+            #: the first block of restart seeds (the table's first rows, drawn now: the same
+            #: stream; a later, longer table starts with the same rows)
+            self._first_seeds = self._seed_table.rows(SEED_BLOCK)
             self._track_kernel = TrackKernel(linkage, tip, base, free_orientation, cfg, free,
                                              self.locks, self.posture, LOCK_TOL)
 
@@ -355,7 +379,12 @@ class IKSolver:
             q = q.copy()
             q[self.continuous] = wrap_angle(q[self.continuous])
         values = q.tolist()     # the tests on Python floats: 4× cheaper than NumPy for an arm
-        if not all(lo <= v <= hi for v, (lo, hi) in zip(values, self._limit_pairs)):
+        clamped = None
+        if all(map(operator.lt, self._inside[0], values)) and \
+                all(map(operator.lt, values, self._inside[1])):
+            clamped = []        # within the limits, no moved joint at one
+        elif not (all(map(operator.le, self._lower_list, values))
+                  and all(map(operator.le, values, self._upper_list))):
             q = np.minimum(np.maximum(q, self.lower), self.upper)     # np.clip costs twice that
         if q is not q_in:
             values = q.tolist()
@@ -364,13 +393,14 @@ class IKSolver:
                     if values[i] != v and abs(values[i] - v) <= LOCK_TOL]
             if snap:
                 q = q.copy() if q is q_in else q
+                clamped = None
                 for i, v in snap:
                     q[i] = values[i] = v
         if known is not None and known[0] is q_in and (q is q_in or bool((q == q_in).all())):
             pos, ori = known[1], known[2]
         else:
             pos, ori = self._errors(q)
-        ok = pos <= self.frame.position_tolerance and ori <= self.frame.orientation_tolerance
+        ok = pos <= self._tolerances[0] and ori <= self._tolerances[1]
         if ok and self.locks is not None:
             ok = all(abs(values[i] - v) <= LOCK_TOL for i, v in self._lock_pairs)
         task_errors = {}
@@ -382,15 +412,14 @@ class IKSolver:
         if not ok and status == 'converged':
             status = 'not_converged'
         residual_norms, lambdas, ranks, min_singular_values = metrics
-        return IKResult(
-            q=q, joint_names=list(self.joint_names), success=bool(ok), status=status if not ok
-            else 'converged', iterations=iterations, position_error=pos,
-            orientation_error=ori, solve_time=time.perf_counter() - t0, restarts=restarts,
-            notes=notes, level_names=list(self.level_names), residual_norms=residual_norms,
-            lambdas=lambdas, ranks=ranks, min_singular_values=min_singular_values,
-            clamped_joints=[name for i, name, lo, hi in self._clamp_rows
-                            if values[i] <= lo or values[i] >= hi],
-            task_errors=task_errors)
+        # the fields in their order: the dataclass's __init__ takes them 2× faster than by name
+        return IKResult(q, list(self.joint_names), bool(ok), status if not ok else 'converged',
+                        iterations, pos, ori, time.perf_counter() - t0, restarts, notes,
+                        list(self.level_names), residual_norms, lambdas, ranks,
+                        min_singular_values,
+                        clamped if clamped is not None else
+                        [name for i, name, lo, hi in self._clamp_rows
+                         if values[i] <= lo or values[i] >= hi], task_errors)
 
     # ------------------------------------------------------------------ public API
     def warm_up(self) -> None:
@@ -440,15 +469,16 @@ class IKSolver:
         (about 0.3 s; 20–50 s once per installation, when numba compiles and caches it),
         before the clock of ``timeout`` starts.
         """
-        if self._kernel is not None:
+        if self._kernel is not None and not self._kernel.ready:
             self._kernel.load()
         t0 = time.perf_counter()
         timeout = self.config.timeout if timeout is None else _seconds(timeout, 'timeout')
+        if self._pose_kernel:
+            return self._solve_pose_kernel(target, seed, t0, t0 + timeout)
         notes: List[str] = []
         self._set_goal(target, notes)
         if seed is None:
-            start = self._middle.copy()
-            start[self.continuous] = 0.0
+            start = self._default_start.copy()
         else:
             start = self._check_q(seed, 'seed', notes, turn=True)
         deadline = t0 + timeout
@@ -487,6 +517,76 @@ class IKSolver:
             restarts += 1
         return self._finish(best_known[0], best.status, _level_metrics(best), iterations,
                             restarts, t0, notes, best_known)
+
+    def _solve_pose_kernel(self, target, seed, t0: float, deadline: float) -> IKResult:
+        """
+        :meth:`solve` on the compiled pose kernel (:mod:`pdls_ik._accel.ik_solver_numba`).
+
+        A (4, 4) goal array and the seed go to the kernel as they are: it takes them when they
+        pass the checks of :meth:`_set_goal` and :meth:`_check_q` with nothing to repair or note
+        (the same values); otherwise (the (position, quaternion) form, an error to raise, a
+        repair to note) those parse them here. The same local solves, restart monitor and
+        restart seeds as :meth:`_solve_compiled`.
+        """
+        kernel, n = self._kernel, self.n
+        notes: List[str] = []
+        flags = self._kernel_flags
+        goal = None
+        if type(target) is np.ndarray and target.shape == (4, 4):
+            try:        # a float C array of its own: the type the kernel is compiled for
+                goal = np.array(target, dtype=float, order='C')
+                flags |= CHECK_GOAL
+            except (TypeError, ValueError):
+                pass
+        if goal is None:
+            self._set_goal(target, notes)
+            goal = self.frame.target_pose
+        if seed is None:
+            start = self._default_start
+        else:
+            try:
+                start = np.array(seed, dtype=float)
+            except (TypeError, ValueError):
+                start = None
+            if start is None or start.shape != (n,):
+                start = self._check_q(seed, 'seed', notes, turn=True)
+            else:
+                flags |= CHECK_SEED
+        best = None                     # (q, status, metrics list) of the best call
+        iterations = restarts = first = 0
+        seeds = self._first_seeds
+        min_iterations = FIRST_SOLVE_MIN_ITERATIONS
+        while True:
+            q = np.empty(n)
+            status, its, runs = kernel.solve(goal, start, first, seeds, deadline, min_iterations,
+                                             flags, q)
+            if status.__class__ is int:         # a check left the goal or the seed to us
+                if status == GOAL_UNCHECKED:
+                    self._set_goal(target, notes)
+                    flags &= ~CHECK_GOAL
+                else:
+                    start = self._check_q(seed, 'seed', notes, turn=True)
+                    flags &= ~CHECK_SEED
+                continue
+            iterations += its
+            restarts += runs
+            m = kernel.metrics.tolist()
+            if best is None or kernel.score(m) < kernel.score(best[2]):
+                best = (q, status, m)
+            if status == 'converged' or not flags & RESTART:
+                break
+            if time.perf_counter() >= deadline:         # cut short by the cap: say so
+                best = (best[0], 'max_time', best[2])
+                break
+            flags &= ~USE_START
+            min_iterations = 0
+            first = restarts % MAX_SEEDS
+            seeds = self._restart_seeds(first + SEED_BLOCK)
+        if flags & CHECK_GOAL:
+            self.frame.notes = []               # the goal was taken as it is
+        q, status, m = best
+        level, pos, ori = kernel.outcome(m)
+        return self._finish(q, status, level, iterations, restarts, t0, notes, (q, pos, ori))
 
     def _solve_compiled(self, start: Array, deadline: float, t0: float,
                         notes: List[str]) -> IKResult:

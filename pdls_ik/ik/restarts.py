@@ -48,6 +48,13 @@ MAX_SEEDS = 4096
 #: (p99 14 on the Panda, 15 on the UR5; ``benchmarks/first_solve_iterations.py``); 20
 #: iterations cost about 0.1 ms compiled, 2 ms on the NumPy backend
 FIRST_SOLVE_MIN_ITERATIONS = 20
+#: flags of a compiled one-shot solve (:func:`pdls_ik._accel.ik_solver_numba.solve_restarts`): a
+#: first local solve from the start configuration; random restarts; the kernel takes the goal
+#: after its own checks; the same for the seed
+USE_START, RESTART, CHECK_GOAL, CHECK_SEED = 1, 2, 4, 8
+#: what that kernel returns when its checks leave the goal or the seed to the Python parsing (an
+#: error to raise, a repair to note)
+GOAL_UNCHECKED, SEED_UNCHECKED = -1, -2
 
 
 class SeedTable:

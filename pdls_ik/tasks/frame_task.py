@@ -104,8 +104,11 @@ class FrameTask(Task):
         self._np, self._no = len(self._pos_rows), (len(self._ori_rows) if om.any() else 0)
         if self._np + self._no == 0:
             raise InputError(f"task '{self.name}': every axis is masked out")
-        self.target_position = np.zeros(3)
-        self.target_rotation = np.eye(3)
+        #: the target pose (4, 4) in the base frame; :attr:`target_position` and
+        #: :attr:`target_rotation` are views of it, and :meth:`set_target` writes into it (so
+        #: that a compiled kernel holding it reads every new target without a copy)
+        self.target_pose = np.eye(4)
+        self._position, self._rotation = self.target_pose[:3, 3], self.target_pose[:3, :3]
         self.notes: list = []
         self.position_error = np.inf
         self.orientation_error = np.inf if self._no else 0.0
@@ -121,15 +124,35 @@ class FrameTask(Task):
         """Whether any orientation row is active."""
         return self._no > 0
 
+    @property
+    def target_position(self) -> Array:
+        """Target position (3,) [m] in the base frame: a view of :attr:`target_pose`."""
+        return self._position
+
+    @target_position.setter
+    def target_position(self, value) -> None:
+        self._position[:] = value
+
+    @property
+    def target_rotation(self) -> Array:
+        """Target rotation matrix (3, 3) in the base frame: a view of :attr:`target_pose`."""
+        return self._rotation
+
+    @target_rotation.setter
+    def target_rotation(self, value) -> None:
+        self._rotation[:] = value
+
     def set_target(self, target) -> None:
         """
         Set the target pose in the base frame: (4, 4) or (position (3,), quat xyzw (4,)).
 
-        Raises InputError for NaN/inf or a zero quaternion; a non-unit quaternion is normalized
-        and recorded in :attr:`notes`.
+        Written into :attr:`target_pose` (views :attr:`target_position`, :attr:`target_rotation`
+        change in place). Raises InputError for NaN/inf or a zero quaternion (the target is then
+        unchanged); a non-unit quaternion is normalized and recorded in :attr:`notes`.
         """
         p, R, self.notes = parse_pose(target)
-        self.target_position, self.target_rotation = p, R
+        self._position[:] = p
+        self._rotation[:] = R
 
     def errors(self, T: Array) -> Tuple[float, float]:
         """Masked, unweighted (position [m], orientation [rad]) errors of a link pose T (4, 4)."""

@@ -192,3 +192,110 @@ def test_kernel_clock_is_perf_counter():
         t1 = time.perf_counter()
         assert t0 <= t <= t1
     assert DIRECT_CLOCK == (sys.platform.startswith('linux') and sys.maxsize > 2 ** 32)
+
+
+@needs_numba
+def test_goal_and_seed_taken_by_the_kernel_as_the_parsers_take_them(panda):
+    """
+    The numba backend checks a (4, 4) goal and the seed inside its kernel.
+
+    Anything else (other forms, errors, repairs) goes through parse_pose and _check_q: the same
+    answer bit for bit whatever the form, the same notes and errors as the NumPy backend (the
+    goal's first), and the FrameTask holds the goal for errors() and the NumPy code.
+    """
+    from scipy.spatial.transform import Rotation
+    from pdls_ik.errors import InputError
+    robot, _ = panda
+    tip = 'panda_link8'
+    fast = IKSolver(robot, tip, backend='numba', timeout=NO_TIME_LIMIT)
+    ref = IKSolver(robot, tip, backend='numpy', timeout=NO_TIME_LIMIT)
+    rng = np.random.default_rng(3)
+    goal = robot.forward_kinematics(random_q(robot, rng), tip)
+    seed = random_q(robot, rng)
+    first = fast.solve(goal, seed=seed)
+    assert first.success and first.notes == [] and fast.frame.notes == []
+    np.testing.assert_array_equal(fast.frame.target_pose, goal)
+    assert fast.frame.target_position.base is fast.frame.target_pose     # views, set in place
+    readonly = goal.copy()
+    readonly.flags.writeable = False
+    quat = (goal[:3, 3], Rotation.from_matrix(goal[:3, :3]).as_quat())
+    for form, seed_form in ((goal.tolist(), list(seed)), (np.asfortranarray(goal), tuple(seed)),
+                            (readonly, np.repeat(seed, 2)[::2])):
+        res = fast.solve(form, seed=seed_form)
+        assert res.q.tobytes() == first.q.tobytes() and res.iterations == first.iterations
+        assert res.residual_norms == first.residual_norms and res.notes == []
+    res = fast.solve(quat, seed=seed)
+    assert res.success and np.abs(fast.frame.target_pose - goal).max() < 1e-12
+    assert fast.errors(first.q) == pytest.approx((first.position_error,
+                                                  first.orientation_error), abs=1e-12)
+    outside = seed.copy()
+    outside[0] = 10.0                        # clamped into the limits, noted
+    skewed = goal.copy()
+    skewed[:3, :3] *= 1.0 + 1e-6             # re-orthonormalized, noted
+    for g, s in ((goal, outside), (skewed, seed), (skewed, outside)):
+        a, b = ref.solve(g, seed=s), fast.solve(g, seed=s)
+        assert a.notes == b.notes and len(b.notes) == (g is skewed) + (s is outside)
+        assert fast.frame.notes == ref.frame.notes
+        np.testing.assert_array_equal(fast.frame.target_pose, ref.frame.target_pose)
+    fast.solve(goal, seed=seed)
+    assert fast.frame.notes == []             # taken by the kernel: no repair
+    nan_goal, nan_seed = np.full((4, 4), np.nan), np.full(robot.n, np.nan)
+    for g, s, field in ((nan_goal, seed, 'pose'), (goal, nan_seed, 'panda_joint1'),
+                        (nan_goal, nan_seed, 'pose'), (goal, np.zeros(robot.n + 1), 'seed'),
+                        (np.eye(3), seed, 'shape'), (goal[:, :3], seed, 'shape'),
+                        ((np.zeros(3), np.zeros(4)), seed, 'zero quaternion')):
+        before = fast.frame.target_pose.copy()
+        with pytest.raises(InputError, match=field) as a:
+            ref.solve(g, seed=s)
+        with pytest.raises(InputError, match=field) as b:
+            fast.solve(g, seed=s)
+        assert str(a.value) == str(b.value)
+        if g is not goal:
+            np.testing.assert_array_equal(fast.frame.target_pose, before)    # left as it was
+
+
+@needs_numba
+def test_kernel_wraps_a_seed_as_check_q_does(tmp_path):
+    """The kernel's seed check gives _check_q's start bit for bit (continuous joints wrapped)."""
+    import re
+    from pdls_ik.ik.restarts import CHECK_SEED, USE_START
+    text = bundled_urdf('ur5').read_text()
+    for joint in ('shoulder_pan_joint', 'wrist_3_joint'):
+        text = re.sub(f'(<joint name="{joint}" type=")revolute"', r'\1continuous"', text)
+    path = tmp_path / 'ur5_continuous.urdf'
+    path.write_text(text)
+    robot = load_urdf(path)
+    assert robot.continuous.sum() == 2
+    solver = IKSolver(robot, 'ee_link', backend='numba', random_restarts=False)
+    solver.warm_up()
+    kernel = solver._kernel
+    goal = robot.forward_kinematics(np.zeros(robot.n), 'ee_link')
+    rng = np.random.default_rng(4)
+    q = np.empty(robot.n)
+    for k in range(200):
+        seed = random_q(robot, rng) + np.where(robot.continuous, rng.uniform(-40, 40), 0.0)
+        seed[robot.continuous] += (0.0, np.pi, -np.pi, 3 * np.pi)[k % 4]
+        status = kernel.solve(goal, seed, 0, np.zeros((1, 6)), 0.0, 0, USE_START | CHECK_SEED,
+                              q)[0]
+        assert isinstance(status, str)
+        assert kernel.start.tobytes() == solver._check_q(seed, 'seed', []).tobytes()
+
+
+@needs_numba
+def test_kernel_state_loads_from_numba_s_cache_in_a_new_process(panda):
+    """A second process loads the pose kernel and its state from the cache: nothing compiled."""
+    import subprocess
+    import sys
+    IKSolver(panda[0], 'panda_link8', backend='numba').warm_up()
+    code = ('from pdls_ik import IKSolver, load_urdf\n'
+            'from pdls_ik.resources import bundled_urdf\n'
+            'from pdls_ik._accel import ik_solver_numba as k\n'
+            "s = IKSolver(load_urdf(bundled_urdf('panda')), 'panda_link8', backend='numba')\n"
+            'assert s.kernels_compiled\n'
+            's.warm_up()\n'
+            'print(sum(sum(f.stats.cache_misses.values()) for f in (k.solve_restarts, '
+            'k.pose_state, k.restart_work, k.pose_errors)), '
+            'sum(sum(f.stats.cache_hits.values()) for f in (k.solve_restarts, k.pose_state)))\n')
+    proc = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ['0', '2']
