@@ -561,7 +561,7 @@ class PoseKernel:
         """
         Compile the kernel, or load it from numba's cache, build its state, by one tiny solve.
 
-        ~0.3 s with the cache, 20–50 s the first time on a machine.
+        ~0.3 s with the cache, about 45 s the first time on a machine.
         :meth:`pdls_ik.IKSolver.solve` calls it before its clock starts, so that no timeout is
         spent compiling.
         """

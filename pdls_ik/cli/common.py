@@ -155,7 +155,7 @@ def warm_up(solver: IKSolver) -> None:
     """
     if not solver.kernels_compiled:
         print('pdls-ik: compiling the solver kernels (numba, once per installation: about '
-              '20-50 s; cached for later runs)', file=sys.stderr, flush=True)
+              '1-2 minutes; cached for later runs)', file=sys.stderr, flush=True)
     solver.warm_up()
 
 

@@ -426,8 +426,8 @@ class IKSolver:
         """
         Load the compiled kernels of the numba backend now (nothing to do on NumPy).
 
-        A kernel is compiled on its first use on a machine (20–50 s in all, then cached) and loaded
-        from that cache by the first use in a process (about 0.3 s). :meth:`solve` and
+        A kernel is compiled on its first use on a machine (1–2 minutes in all, then cached) and
+        loaded from that cache by the first use in a process (about 0.3 s). :meth:`solve` and
         :meth:`track` do it before their clocks start; a node calls this at start so that its
         first goal does not wait.
         """
@@ -466,7 +466,7 @@ class IKSolver:
         :raises InputError: NaN/inf in the goal, zero quaternion, bad shapes, bad seed or timeout.
 
         With the numba backend, the first call of a process first loads the compiled kernel
-        (about 0.3 s; 20–50 s once per installation, when numba compiles and caches it),
+        (about 0.3 s; about 45 s once per installation, when numba compiles and caches it),
         before the clock of ``timeout`` starts.
         """
         if self._kernel is not None and not self._kernel.ready:
