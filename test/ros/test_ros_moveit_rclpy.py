@@ -34,6 +34,7 @@ moveit_srv = pytest.importorskip(
     'moveit_msgs.srv', reason='moveit_msgs not installed: ~/compute_ik is not offered')
 
 from moveit_support import fill_plugin_request, full_state  # noqa: E402, I100
+from pdls_ik import IKSolver, load_urdf  # noqa: E402
 from pdls_ik.msgs import joint_state, rclpy_types  # noqa: E402
 from pdls_ik.resources import bundled_srdf, bundled_urdf  # noqa: E402
 from pdls_ik.ros.node import PDLSIKNode  # noqa: E402
@@ -48,6 +49,17 @@ NODE = f'{NAMESPACE}/pdls_ik_node'
 ANSWER_WAIT = 30.0
 Q_PANDA = np.array([0.4, -0.3, 0.3, -2.2, 0.2, 1.9, 0.5, 0.02])
 TOL = 1e-5
+
+
+@pytest.fixture(scope='module', autouse=True)
+def loaded_kernels():
+    """
+    Load (or compile, once per numba cache: 1–2 minutes) the kernels of the nodes' solvers.
+
+    Before any node starts: a node compiles them while it loads its robot, and a cold cache held
+    that load up beyond the wait of :func:`ros`'s ``start`` (seen on a fresh ``NUMBA_CACHE_DIR``).
+    """
+    IKSolver(load_urdf(bundled_urdf('panda')), 'panda_link8').warm_up()
 
 
 @pytest.fixture
