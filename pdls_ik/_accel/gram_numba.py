@@ -153,20 +153,6 @@ def gram_bisect_sigma(Gs, r):
 
 
 @numba.njit(cache=True, inline='always')
-def gram_sigma_min(A, m, k, cut, Gs, vec):
-    """
-    Smallest singular value of A[:, :k] (m, k) from its Gram matrix, if the level has full rank.
-
-    :func:`gram_factor`, then :func:`gram_rayleigh`. Returns (σ_min, ‖A‖_F²); σ_min -1.0 when
-    the step needs the SVD.
-    """
-    trace = gram_factor(A, m, k, Gs)
-    if trace < 0.0:
-        return -1.0, trace
-    return gram_rayleigh(Gs, m if k >= m else k, k >= m, cut, trace, vec), trace
-
-
-@numba.njit(cache=True, inline='always')
 def gram_rayleigh(Gs, r, wide, cut, trace, vec):
     """
     Smallest singular value of a full-rank level from its Gram matrix G (r, r) and its factor.

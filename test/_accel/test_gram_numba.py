@@ -37,6 +37,15 @@ def _work(m, n):
     return np.empty((4, m, m)), np.zeros((4, m + n))
 
 
+def _sigma_min(W, m, k, cut, Gs, vec):
+    """(σ_min or -1.0: declined, ‖A‖_F²) of the level W[:, :k] by gram_factor, gram_rayleigh."""
+    from pdls_ik._accel.gram_numba import gram_factor, gram_rayleigh
+    trace = gram_factor(W, m, k, Gs)
+    if trace < 0.0:
+        return -1.0, trace
+    return gram_rayleigh(Gs, min(m, k), k >= m, cut, trace, vec), trace
+
+
 @pytest.mark.parametrize('k', [4, 5, 6, 7, 9])
 def test_sigma_min_and_damped_step_equal_the_svd_ones_wide_and_tall(k):
     """
@@ -44,7 +53,7 @@ def test_sigma_min_and_damped_step_equal_the_svd_ones_wide_and_tall(k):
 
     The certificate bounds σ_min² within CERTIFY = 1e-10 relative (σ_min within 5e-11).
     """
-    from pdls_ik._accel.gram_numba import gram_sigma_min, gram_solve
+    from pdls_ik._accel.gram_numba import gram_solve
     rng = np.random.default_rng(k)
     m, n = 6, 9
     Gs, vec = _work(m, n)
@@ -54,7 +63,7 @@ def test_sigma_min_and_damped_step_equal_the_svd_ones_wide_and_tall(k):
         b = rng.normal(size=m)
         W = np.concatenate((A, b[:, None]), axis=1)
         vec[3] = 0.0             # a cold start, as each local solve's first step
-        smin, trace = gram_sigma_min(W, m, k, 1e-9, Gs, vec)
+        smin, trace = _sigma_min(W, m, k, 1e-9, Gs, vec)
         s_ref = np.linalg.svd(A, compute_uv=False)
         assert trace == pytest.approx(np.sum(A * A), rel=1e-13)
         if smin < 0.0:           # declined (the SVD takes the step): rare
@@ -71,7 +80,7 @@ def test_sigma_min_and_damped_step_equal_the_svd_ones_wide_and_tall(k):
 
 def test_ill_conditioned_and_rank_deficient_blocks_are_declined():
     """The SVD then takes the step: near rank deficiency the Gram matrix loses ε κ²."""
-    from pdls_ik._accel.gram_numba import gram_sigma_min, gram_suits
+    from pdls_ik._accel.gram_numba import gram_suits
     rng = np.random.default_rng(3)
     m, k = 6, 7
     Gs, vec = _work(m, k)
@@ -79,7 +88,7 @@ def test_ill_conditioned_and_rank_deficient_blocks_are_declined():
         A = rng.normal(size=(m, k))
         A[5] = A[4] + scale * rng.normal(size=k)     # σ_min ≈ scale
         W = np.concatenate((A, rng.normal(size=(m, 1))), axis=1)
-        smin, trace = gram_sigma_min(W, m, k, 1e-9 * np.sqrt(np.sum(A * A)), Gs, vec)
+        smin, trace = _sigma_min(W, m, k, 1e-9 * np.sqrt(np.sum(A * A)), Gs, vec)
         assert smin == -1.0
     # a σ_min between the two ratios: only a saturated or fixed λ may use it
     s_set = np.array([3.0, 2.0, 2.0, 1.5, 1.0, 0.0])
@@ -88,7 +97,7 @@ def test_ill_conditioned_and_rank_deficient_blocks_are_declined():
     V = np.linalg.qr(rng.normal(size=(k, k)))[0][:, :m]
     A = U @ np.diag(s_set) @ V.T
     W = np.concatenate((A, rng.normal(size=(m, 1))), axis=1)
-    smin, trace = gram_sigma_min(W, m, k, 1e-9, Gs, vec)
+    smin, trace = _sigma_min(W, m, k, 1e-9, Gs, vec)
     s_ref = np.linalg.svd(A, compute_uv=False)
     assert 1e-6 * trace < s_ref[-1] ** 2 < 1e-5 * trace
     assert smin == pytest.approx(s_ref[-1], rel=1e-9)
