@@ -344,14 +344,57 @@ def _pose_errors_into(q, target, ch, rows, T, P, J6, e6):
 
 
 @numba.njit(cache=True)
-def restart_work(n, rows, locks, max_iterations, size):
+def restart_work(n, rows, locks, max_iterations, size, tips):
     """
     Return the work arrays of :func:`restarts_into`, allocated once per :class:`PoseKernel`.
 
-    (θ, best θ, q0 (n,) each, local metrics (size,), :func:`_local_work`).
+    (θ, best θ, q0 (n,) each, local metrics (size,), :func:`_local_work`, the ranking of the
+    restart seeds (tips (R, 3, 4), keys (R,), order (R,) int), see :func:`seed_order_into`).
     """
+    R = tips.shape[0]
     return (np.empty(n), np.empty(n), np.empty(n), np.empty(size),
-            _local_work(n, rows, locks, max_iterations))
+            _local_work(n, rows, locks, max_iterations),
+            (tips, np.empty(R), np.empty(R, dtype=np.int64)))
+
+
+@numba.njit(cache=True)
+def seed_order_into(tips, target, wp, wo, rows, keys, order):
+    """
+    Fill order (R,) with :func:`pdls_ik.ik.restarts.seed_order` of tips (R, 3, 4), keys (R,).
+
+    The same floating-point operations in the same order (a stable insertion sort: ties keep
+    table order), so that both backends restart from the same seeds.
+    """
+    ww, vv = wp * wp, wo * wo
+    for k in range(tips.shape[0]):
+        d0 = tips[k, 0, 3] - target[0, 3]
+        d1 = tips[k, 1, 3] - target[1, 3]
+        d2 = tips[k, 2, 3] - target[2, 3]
+        key = ww * (d0 * d0 + d1 * d1 + d2 * d2)
+        if rows == 6:
+            trace = tips[k, 0, 0] * target[0, 0]
+            for r in range(3):
+                for c in range(3):
+                    if r or c:
+                        trace = trace + tips[k, r, c] * target[r, c]
+            key = key + vv * (3.0 - trace)
+        keys[k] = key
+        j = k
+        while j > 0 and keys[order[j - 1]] > key:
+            order[j] = order[j - 1]
+            j -= 1
+        order[j] = k
+
+
+@numba.njit(cache=True, inline='always')
+def _seed_row(row, ranked, rank, pose):
+    """Table row of restart row (ranked rows by :func:`seed_order_into`, done once a call)."""
+    tips, keys, order = rank
+    if row >= tips.shape[0]:
+        return row, ranked
+    if not ranked:
+        seed_order_into(tips, pose[0], pose[1], pose[2], pose[3], keys, order)
+    return order[row], True
 
 
 @numba.njit(cache=True, inline='always')
@@ -447,8 +490,9 @@ def restarts_into(run, ch, bounds, pose, locks, options, best_q, metrics, work):
     Run the loop of local solves of :func:`solve_restarts`.
 
     A local solve from start (if use_start), then from start with its chain variables chain_idx
-    replaced by the rows first, first + 1, ... of seeds (the random restart table), while
-    unconverged, ``restart`` is set and ``deadline`` (perf_counter seconds) is not passed. The
+    replaced by the rows first, first + 1, ... of seeds (the random restart table; its first R
+    rows, R those of the work's tips, in the goal's :func:`seed_order_into`, at least R rows),
+    while unconverged, ``restart`` is set and ``deadline`` (perf_counter seconds) is not passed. The
     first local solve of the call runs at least ``min_iterations`` iterations (unless it ends
     first), however late the clock is.
 
@@ -461,14 +505,16 @@ def restarts_into(run, ch, bounds, pose, locks, options, best_q, metrics, work):
     """
     start, use_start, seeds, chain_idx, first, deadline, min_iterations, restart = run
     target, wp, wo, rows = pose[0], pose[1], pose[2], pose[3]
-    theta, best, q0, local, lw = work
+    theta, best, q0, local, lw, rank = work
     q0[:] = start
     best_score, best_status = math.inf, MAX_ITERATIONS
     iterations = 0
     runs = 0
     row = first
+    ranked = False
     if not use_start:
-        q0[chain_idx] = seeds[row]
+        k, ranked = _seed_row(row, ranked, rank, pose)
+        q0[chain_idx] = seeds[k]
         row += 1
         runs = 1
     while True:
@@ -491,7 +537,8 @@ def restarts_into(run, ch, bounds, pose, locks, options, best_q, metrics, work):
         if status == CONVERGED or not restart or now() >= deadline or row >= seeds.shape[0]:
             return best_status, iterations, runs
         q0[:] = start
-        q0[chain_idx] = seeds[row]
+        k, ranked = _seed_row(row, ranked, rank, pose)
+        q0[chain_idx] = seeds[k]
         row += 1
         runs += 1
 
@@ -512,6 +559,9 @@ class PoseKernel:
         lock_tol: a locked joint is held within lock_tol · weight of its value [rad or m].
     :param goal: the (4, 4) array holding the goal (IKSolver passes its FrameTask's
         ``target_pose``, which :func:`solve_restarts` then sets in place); default its own.
+    :param tips: (R, 3, 4) tip poses of the table's first R restart seeds
+        (:meth:`pdls_ik.ik.restarts.SeedTable.tip_poses`), tried nearest to the goal first;
+        default none (table order).
 
     The kernel's :class:`PoseState` (built by :meth:`load`) holds the constant arguments and the
     work arrays of every solve: one PoseKernel (hence one IKSolver) must not solve from two
@@ -520,7 +570,7 @@ class PoseKernel:
 
     def __init__(self, linkage, tip: str, base: str, chain_idx: np.ndarray,
                  position_only: bool, config, monitor, free, periodic, locks=None,
-                 lock_tol: float = 0.0, goal=None):
+                 lock_tol: float = 0.0, goal=None, tips=None):
         c = ChainArrays(linkage, tip, base)
         self.ch = chain_tuple(c)
         self.limits = (c.lower, c.upper, np.ascontiguousarray(free, dtype=np.bool_),
@@ -549,6 +599,9 @@ class PoseKernel:
                             OPTION_DEFAULTS['svd_tol'], OPTION_DEFAULTS['residual_tol'],
                             config.max_iterations, *monitor))
         self._max_iterations = config.max_iterations
+        #: tip poses (R, 3, 4) of the ranked restart seeds (none: table order)
+        self._tips = np.zeros((0, 3, 4)) if tips is None else np.ascontiguousarray(tips,
+                                                                                  dtype=float)
         self._state = None
         self.ready = False
 
@@ -568,7 +621,7 @@ class PoseKernel:
         if not self.ready:
             n = self.n
             work = restart_work(n, self.rows, self._constants[3][0].shape[0],
-                                self._max_iterations, M_SIZE)
+                                self._max_iterations, M_SIZE, self._tips)
             self._state = pose_state(*self._constants, self.chain_idx, self.start, self.metrics,
                                      work)
             start = np.clip(np.zeros(n), self.limits[0], self.limits[1])

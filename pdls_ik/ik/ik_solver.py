@@ -46,7 +46,8 @@ from pdls_ik.errors import ConfigError, InputError, JointError, LinkError
 from pdls_ik.ik.pose_problem import LOCK_TOL, PoseProblem
 from pdls_ik.ik.restarts import (CHECK_GOAL, CHECK_SEED, FIRST_SOLVE_MIN_ITERATIONS,
                                  GOAL_UNCHECKED, MAX_SEEDS, RESTART, RESTART_RATIO,
-                                 RESTART_WINDOW, SEED_BLOCK, SeedTable, USE_START)
+                                 RESTART_WINDOW, SEED_BLOCK, seed_order, SeedTable,
+                                 USE_START)
 from pdls_ik.ik.task_levels import LevelStack
 from pdls_ik.ik.task_problem import moved_variables, pdls_options, resolve_tasks
 from pdls_ik.ik.track_problem import TRACK_MIN_ITERATIONS, TRACK_POSTURE_SHARE, TrackProblem
@@ -257,6 +258,11 @@ class IKSolver:
         #: the default start of a one-shot solve: the middle of the limits, continuous joints 0
         self._default_start = self._middle.copy()
         self._default_start[self.continuous] = 0.0
+        self._position_only = free_orientation
+        #: tip poses (R, 3, 4) of the ranked restart seeds (:func:`seed_order`), with restarts
+        self._seed_tips = self._seed_table.tip_poses(
+            lambda q: linkage.forward_kinematics(q, tip, base),
+            self._default_start) if cfg.random_restarts else None
         self._kernel = None
         #: whether the one-shot kernel is the plain pose kernel (:meth:`_solve_pose_kernel`)
         self._pose_kernel = False
@@ -281,7 +287,7 @@ class IKSolver:
             self._kernel = PoseKernel(linkage, tip, base, self.chain_variables,
                                       free_orientation, cfg, (RESTART_WINDOW, RESTART_RATIO),
                                       free, periodic, self.locks, LOCK_TOL,
-                                      goal=self.frame.target_pose)
+                                      goal=self.frame.target_pose, tips=self._seed_tips)
             self._pose_kernel = True
             #: the first block of restart seeds (the table's first rows, drawn now: the same
             #: stream; a later, longer table starts with the same rows)
@@ -340,13 +346,11 @@ class IKSolver:
         self.frame.set_target(target)
         notes.extend(self.frame.notes)
 
-    def _restart_seeds(self, count: int) -> Array:
-        """Return the first ``count`` (at least) random restart seeds (:class:`SeedTable`)."""
-        return self._seed_table.rows(count)
-
-    def _random_seed(self, k: int, base: Array) -> Array:
-        """Restart seed k: ``base`` with its sampled variables from the seed table."""
-        return self._seed_table.seed(k, base)
+    def _seed_order(self) -> NDArray[np.int64]:
+        """The order of the ranked restart seeds for the goal set (:func:`seed_order`)."""
+        frame = self.frame
+        return seed_order(self._seed_tips, frame.target_pose, frame.position_weight,
+                          frame.orientation_weight, self._position_only)
 
     def errors(self, q: Array):
         """
@@ -513,7 +517,9 @@ class IKSolver:
             if time.perf_counter() >= deadline:         # cut short by the cap: say so
                 best.status = 'max_time'
                 break
-            q0 = self._random_seed(restarts, start)
+            if restarts == 0:
+                order = self._seed_order()
+            q0 = self._seed_table.seed(restarts, start, order)
             restarts += 1
         return self._finish(best_known[0], best.status, _level_metrics(best), iterations,
                             restarts, t0, notes, best_known)
@@ -581,7 +587,7 @@ class IKSolver:
             flags &= ~USE_START
             min_iterations = 0
             first = restarts % MAX_SEEDS
-            seeds = self._restart_seeds(first + SEED_BLOCK)
+            seeds = self._seed_table.rows(first + SEED_BLOCK)
         if flags & CHECK_GOAL:
             self.frame.notes = []               # the goal was taken as it is
         q, status, m = best
@@ -597,11 +603,12 @@ class IKSolver:
         """
         kernel, frame = self._kernel, self.frame
         restart = self.config.random_restarts
+        order = self._seed_order() if restart else None
         best = None
         iterations = restarts = 0
         while True:
             first = restarts % MAX_SEEDS
-            seeds = self._restart_seeds(first + SEED_BLOCK)
+            seeds = self._seed_table.rows(first + SEED_BLOCK, order)
             attempt = kernel.solve(frame, start, best is None, first, seeds, deadline,
                                    FIRST_SOLVE_MIN_ITERATIONS if best is None else 0, restart)
             iterations += attempt.iterations

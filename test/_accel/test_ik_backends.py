@@ -155,7 +155,7 @@ def test_restart_seed_table_is_the_generator_stream(panda):
     """
     robot, _ = panda
     solver = IKSolver(robot, 'panda_link8', backend='numpy', random_seed=5)
-    table = solver._restart_seeds(40)
+    table = solver._seed_table.rows(40)
     rng = np.random.default_rng(5)
     idx = solver.chain_variables
     lo = np.where(np.isfinite(robot.lower), robot.lower, -np.pi)[idx]
@@ -168,10 +168,10 @@ def test_restart_seed_table_is_bounded_and_reused_cyclically(panda):
     from pdls_ik.ik import MAX_SEEDS
     robot, _ = panda
     solver = IKSolver(robot, 'panda_link8', backend='numpy')
-    table = solver._restart_seeds(10 * MAX_SEEDS)
+    table = solver._seed_table.rows(10 * MAX_SEEDS)
     assert table.shape == (MAX_SEEDS, solver.chain_variables.size)
     base = np.full(robot.n, 0.01)
-    q = solver._random_seed(MAX_SEEDS + 3, base)
+    q = solver._seed_table.seed(MAX_SEEDS + 3, base)
     np.testing.assert_array_equal(q[solver.chain_variables], table[3])
     assert q[7] == 0.01       # the finger, off the chain, keeps the base value
 

@@ -110,7 +110,7 @@ def test_restart_seeds_sample_every_moved_variable(fourbar):
     solver = IKSolver(fourbar, 'crank', 'base_link', extra_tasks=[_closure(fourbar)])
     assert solver.chain_variables.tolist() == [0]
     assert solver.free.all()
-    seed = solver._random_seed(0, np.zeros(3))
+    seed = solver._seed_table.seed(0, np.zeros(3))
     assert np.all(seed != 0.0)
 
 
