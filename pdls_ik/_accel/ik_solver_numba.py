@@ -490,9 +490,9 @@ def restarts_into(run, ch, bounds, pose, locks, options, best_q, metrics, work):
     Run the loop of local solves of :func:`solve_restarts`.
 
     A local solve from start (if use_start), then from start with its chain variables chain_idx
-    replaced by the rows first, first + 1, ... of seeds (the random restart table; its first R
-    rows, R those of the work's tips, in the goal's :func:`seed_order_into`, at least R rows),
-    while unconverged, ``restart`` is set and ``deadline`` (perf_counter seconds) is not passed. The
+    replaced by the rows first, first + 1, ... of seeds (the random restart table, at least R
+    rows, R those of the work's tips: the first R in the goal's :func:`seed_order_into`), while
+    unconverged, ``restart`` is set and ``deadline`` (perf_counter seconds) is not passed. The
     first local solve of the call runs at least ``min_iterations`` iterations (unless it ends
     first), however late the clock is.
 
@@ -600,8 +600,8 @@ class PoseKernel:
                             config.max_iterations, *monitor))
         self._max_iterations = config.max_iterations
         #: tip poses (R, 3, 4) of the ranked restart seeds (none: table order)
-        self._tips = np.zeros((0, 3, 4)) if tips is None else np.ascontiguousarray(tips,
-                                                                                  dtype=float)
+        self._tips = np.zeros((0, 3, 4)) if tips is None else \
+            np.ascontiguousarray(tips, dtype=float)
         self._state = None
         self.ready = False
 

@@ -347,7 +347,7 @@ class IKSolver:
         notes.extend(self.frame.notes)
 
     def _seed_order(self) -> NDArray[np.int64]:
-        """The order of the ranked restart seeds for the goal set (:func:`seed_order`)."""
+        """Return the order of the ranked restart seeds for the goal set (:func:`seed_order`)."""
         frame = self.frame
         return seed_order(self._seed_tips, frame.target_pose, frame.position_weight,
                           frame.orientation_weight, self._position_only)

@@ -156,4 +156,3 @@ def seed_order(tips: Array, target: Array, position_weight: float, orientation_w
             trace = trace + tips[:, r, c] * target[r, c]
         key = key + vv * (3.0 - trace)
     return np.argsort(key, kind='stable')
-

@@ -176,6 +176,54 @@ def test_restart_seed_table_is_bounded_and_reused_cyclically(panda):
     assert q[7] == 0.01       # the finger, off the chain, keeps the base value
 
 
+def test_restarts_try_the_ranked_seeds_nearest_tip_first(panda):
+    """The first RANKED_SEEDS restarts take the table's first rows, nearest tip first."""
+    from pdls_ik.ik.restarts import RANKED_SEEDS
+    robot, text = panda
+    bridge = PinocchioBridge(text, robot)
+    solver = IKSolver(robot, 'panda_link8', backend='numpy')
+    table, base = solver._seed_table, solver._default_start
+    tips = solver._seed_tips
+    assert tips.shape == (RANKED_SEEDS, 3, 4)
+    for k in (0, 17, RANKED_SEEDS - 1):
+        np.testing.assert_allclose(tips[k], bridge.pose(table.seed(k, base), 'panda_link8')[:3],
+                                   atol=1e-12)
+    goal = bridge.pose(random_q(robot, np.random.default_rng(4)), 'panda_link8')
+    solver.frame.set_target(goal)
+    order = solver._seed_order()
+    assert sorted(order.tolist()) == list(range(RANKED_SEEDS))
+    # the squared pose residual for small errors: ‖Δp‖² + 2 (1 − cos θ)
+    distance = np.array([np.sum((t[:, 3] - goal[:3, 3]) ** 2) + 3.0
+                         - np.trace(t[:, :3].T @ goal[:3, :3]) for t in tips])
+    assert np.all(np.diff(distance[order]) >= -1e-12)
+    assert distance[order[0]] < np.median(distance) / 4
+    idx = solver.chain_variables
+    np.testing.assert_array_equal(table.seed(0, base, order)[idx], table.rows(1)[order[0]])
+    k = RANKED_SEEDS + 2                # past the ranked rows: table order
+    np.testing.assert_array_equal(table.seed(k, base, order)[idx], table.rows(k + 1)[k])
+    ranked = table.rows(2 * RANKED_SEEDS, order)
+    np.testing.assert_array_equal(ranked[:RANKED_SEEDS], table.rows(1)[order])
+    np.testing.assert_array_equal(ranked[RANKED_SEEDS:], table.rows(1)[RANKED_SEEDS:])
+
+
+@needs_numba
+def test_kernel_ranks_restart_seeds_as_seed_order():
+    from pdls_ik._accel.ik_solver_numba import seed_order_into
+    from pdls_ik.ik.restarts import seed_order
+    from scipy.spatial.transform import Rotation
+    rng = np.random.default_rng(3)
+    tips = np.concatenate([Rotation.random(40, random_state=rng).as_matrix(),
+                           rng.normal(size=(40, 3, 1))], axis=2)
+    tips[9] = tips[5]                   # a tie keeps table order
+    goal = np.eye(4)
+    goal[:3, :3], goal[:3, 3] = Rotation.random(random_state=rng).as_matrix(), rng.normal(size=3)
+    keys, order = np.empty(40), np.empty(40, dtype=np.int64)
+    for rows in (6, 3):
+        seed_order_into(tips, goal, 2.0, 0.3, rows, keys, order)
+        np.testing.assert_array_equal(order, seed_order(tips, goal, 2.0, 0.3, rows == 3))
+        assert order.tolist().index(5) == order.tolist().index(9) - 1
+
+
 @needs_numba
 def test_kernel_clock_is_perf_counter():
     """The kernels' clock reads time.perf_counter()'s clock (the deadlines are perf_counter's)."""
