@@ -77,6 +77,12 @@ class IKConfig:
     max_step: float = _p(1.5, 'Largest joint variation norm of one iteration [rad] '
                               '(theta_diff_max_mag; also sets the automatic damping).',
                          0.0, 10.0, lo_open=True)
+    damping_target_scale: float = _p(
+        3.0, 'The automatic damping of a one-shot solve aims at a step of max_step times this '
+             '(Baerlocher 2001; PDLSOptions.auto_lambda_theta_diff_max_mag_scale): above 1, a '
+             'step far from the goal is damped less and clamped to max_step instead. Tracking '
+             'cycles aim at their velocity bound, solves with extra tasks at max_step.', 0.0,
+        100.0, lo_open=True)
     damping: float = _p(-1.0, 'Damping lambda of every level; < 0: automatic per level '
                               '(Baerlocher 2001), >= 0: fixed.', -1.0, 1e3)
     limit_strategy: str = _p('clamping', 'How a step is kept within the joint limits: '

@@ -230,13 +230,15 @@ def solve_local(theta0, ch, bounds, pose, locks, options, budget, out, lw):
     The arguments (see :class:`PoseKernel`): ch, the chain tuple (:mod:`.chain_numba`);
     bounds = (lower, upper, free, continuous, periodic); pose = (target, wp, wo, rows, tol_p,
     tol_o); locks = (lock_idx, lock_values, lock_cont, lock_w, lock_tol); options = (lam_fixed,
-    tmax, svd_tol, residual_tol, max_iterations, window, ratio); budget = (deadline,
-    min_iterations); out = (theta, best, metrics).
+    tmax, svd_tol, residual_tol, max_iterations, window, ratio, aim): tmax the clamp of ‖Δθ‖
+    (``theta_diff_max_mag``), aim the step norm the automatic λ aims at (its product with
+    ``auto_lambda_theta_diff_max_mag_scale``); budget = (deadline, min_iterations); out = (theta,
+    best, metrics).
     """
     lower, upper, free, continuous, periodic = bounds
     target, wp, wo, rows, tol_p, tol_o = pose
     lock_idx, lock_values, lock_cont, lock_w, lock_tol = locks
-    lam_fixed, tmax, svd_tol, residual_tol, max_iterations, window, ratio = options
+    lam_fixed, tmax, svd_tol, residual_tol, max_iterations, window, ratio, aim = options
     deadline, min_iterations = budget
     theta, best, metrics = out
     n, L = theta0.shape[0], lock_idx.shape[0]
@@ -298,8 +300,8 @@ def solve_local(theta0, ch, bounds, pose, locks, options, budget, out, lw):
                             residual_tol)
         last_l, last_p = norm_l, norm
         last_mag = pose_step((J, e, eL, lock_idx, lock_w), theta, (lower, upper, free, periodic),
-                             (lam_fixed, tmax, svd_tol, True),
-                             (clamps[0] if L else -1.0, clamps[1]), True, (dtheta, wk, lm, rc))
+                             (lam_fixed, aim, svd_tol, True),
+                             (clamps[0] if L else -1.0, clamps[1]), tmax, (dtheta, wk, lm, rc))
         metrics[M_LOCK_LAMBDA], metrics[M_LOCK_RANK], metrics[M_LOCK_SIGMA] = \
             lm[0, 0], lm[0, 1], lm[0, 2]
         metrics[M_LAMBDA], metrics[M_RANK], metrics[M_SIGMA] = lm[1, 0], lm[1, 1], lm[1, 2]
@@ -597,7 +599,8 @@ class PoseKernel:
                            (*lock, float(lock_tol)),
                            (config.damping if config.damping >= 0.0 else -1.0, config.max_step,
                             OPTION_DEFAULTS['svd_tol'], OPTION_DEFAULTS['residual_tol'],
-                            config.max_iterations, *monitor))
+                            config.max_iterations, *monitor,
+                            config.max_step * config.damping_target_scale))
         self._max_iterations = config.max_iterations
         #: tip poses (R, 3, 4) of the ranked restart seeds (none: table order)
         self._tips = np.zeros((0, 3, 4)) if tips is None else \

@@ -207,7 +207,7 @@ def priority_step(levels, theta, box, options, clamps, with_posture, out):
     """
     J, e, eL, lock_idx, w = levels
     lo, up, free, periodic = box
-    lam_fixed, tmax, svd_tol, gram = options
+    lam_fixed, aim, svd_tol, gram = options     # aim: the step the automatic λ aims at
     rmm_lock, rmm_pose = clamps
     dtheta, wk, level_metrics, res_clamped = out
     e_hat, W, s, norms, fixed, active = wk[:6]
@@ -271,7 +271,7 @@ def priority_step(levels, theta, box, options, clamps, with_posture, out):
             level_metrics[0, LM_LAMBDA], level_metrics[0, LM_SIGMA] = 0.0, 0.0
             level_metrics[0, LM_RANK] = rank if kept else 0
             if rank and kept:
-                lam = lam_fixed if lam_fixed >= 0.0 else _auto_lambda(math.sqrt(acc), w, tmax)
+                lam = lam_fixed if lam_fixed >= 0.0 else _auto_lambda(math.sqrt(acc), w, aim)
                 level_metrics[0, LM_LAMBDA], level_metrics[0, LM_SIGMA] = lam, w
                 for i in range(L):
                     j = lock_idx[i]
@@ -298,7 +298,7 @@ def priority_step(levels, theta, box, options, clamps, with_posture, out):
             trace = gram_factor(A, m, k, Gs)
             if trace >= 0.0:
                 e_norm = math.sqrt(_sq(e_hat))
-                d = e_norm / tmax if tmax < math.inf else 0.0
+                d = e_norm / aim if aim < math.inf else 0.0
                 # σ_min² above the Gram floor (and above d²: automatic λ = 0) decides the step
                 # without σ_min itself, which is found once, for the last step (SIGMA_PENDING)
                 floor = max(GRAM_MIN_RATIO * trace, cut * cut)
@@ -308,7 +308,7 @@ def priority_step(levels, theta, box, options, clamps, with_posture, out):
                     smin = gram_rayleigh(Gs, min(m, k), k >= m, cut, trace, gv)
                     if smin > 0.0:
                         if lam < 0.0:
-                            lam = _auto_lambda(e_norm, smin, tmax)
+                            lam = _auto_lambda(e_norm, smin, aim)
                         if not gram_suits(smin, trace, lam, lam_fixed, d):
                             smin = -1.0
         if smin > 0.0 or smin == SIGMA_PENDING:
@@ -329,7 +329,7 @@ def priority_step(levels, theta, box, options, clamps, with_posture, out):
         if rank:
             lam = lam_fixed
             if lam < 0.0:
-                lam = _auto_lambda(math.sqrt(_sq(e_hat)), smin, tmax)
+                lam = _auto_lambda(math.sqrt(_sq(e_hat)), smin, aim)
             level_metrics[1, LM_LAMBDA], level_metrics[1, LM_SIGMA] = lam, smin
             for i in range(m):
                 if s[i] > cut:
@@ -382,14 +382,16 @@ def finish_step(theta, box, tmax, limit_diff, any_fixed, out):
 
 
 @numba.njit(cache=True, inline='always')
-def pose_step(levels, theta, box, options, clamps, limit_diff, out):
+def pose_step(levels, theta, box, options, clamps, tmax, out):
     """
     :func:`levels_step` without a posture (the one-shot kernel): allocates nothing.
 
-    Returns ‖Δθ‖ before its clamp to tmax.
+    options[1]: the step norm the automatic λ aims at (theta_diff_max_mag ×
+    auto_lambda_theta_diff_max_mag_scale); tmax: the clamp of ‖Δθ‖ (theta_diff_max_mag).
+    Returns ‖Δθ‖ before that clamp.
     """
     k, cut, any_fixed = priority_step(levels, theta, box, options, clamps, False, out)
-    return finish_step(theta, box, options[1], limit_diff, any_fixed, out)
+    return finish_step(theta, box, tmax, True, any_fixed, out)
 
 
 @numba.njit(cache=True)

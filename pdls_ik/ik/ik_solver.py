@@ -246,11 +246,16 @@ class IKSolver:
                                     extra=extra)
         self._track_problem = TrackProblem(stack, self.frame, level, rows, self.locks,
                                            self.continuous, extra=extra)
+        # a one-shot pose solve's automatic damping aims beyond the step clamp
+        # (config.damping_target_scale); with extra tasks, as TaskSolver: at the clamp
         self._options = pdls_options(cfg, divergence_check=not extra,  # as TaskSolver with extras
                                      free_variables=None if free.all() else free,
-                                     periodic_variables=periodic if periodic.any() else None)
+                                     periodic_variables=periodic if periodic.any() else None,
+                                     auto_lambda_theta_diff_max_mag_scale=1.0 if extra else
+                                     cfg.damping_target_scale)
         self._track_options = self._options.replace(     # a turn is no motion: no periodic
-            max_iterations=cfg.tracking_max_iterations, max_time=None, periodic_variables=None)
+            max_iterations=cfg.tracking_max_iterations, max_time=None, periodic_variables=None,
+            auto_lambda_theta_diff_max_mag_scale=1.0)   # a cycle's damping aims at its bound
         self._track_cache: Tuple = (math.nan, None, None, ())
         self._middle = middle_of_limits(self.lower, self.upper)
         self._seed_table = SeedTable(self.lower, self.upper, self._sample_variables,

@@ -105,10 +105,11 @@ def test_a_follower_range_that_would_lock_the_master_is_ignored_and_named():
 
 def test_ik_keeps_master_and_follower_within_their_limits():
     robot = _quiet(_arm())
-    ik = IKSolver(robot, 'tip', position_only=True, timeout=0.5, backend='numpy')
+    ik = IKSolver(robot, 'tip', position_only=True, timeout=0.5, backend='numpy',
+                  position_tolerance=1e-9)
     inside = robot.forward_kinematics([0.8, 0.3], 'tip')
     result = ik.solve(inside)
-    assert result.success and result.position_error < 1e-6
+    assert result.success and result.position_error < 1e-9
     outside = robot.forward_kinematics([1.6, 0.3], 'tip')  # j2 would be 0.9 > 0.6
     for goal in (inside, outside):
         q = ik.solve(goal, seed=[0.0, 0.0]).q
