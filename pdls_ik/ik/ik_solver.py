@@ -374,17 +374,18 @@ class IKSolver:
 
     def _finish(self, q: Array, status: str, metrics: Tuple[List, List, List, List],
                 iterations: int, restarts: int, t0: float, notes: List[str],
-                known: Optional[Tuple] = None) -> IKResult:
+                known: Optional[Tuple] = None, wrapped: bool = False) -> IKResult:
         """
         Build the IKResult of configuration q (n,).
 
         ``status``: the PDLS status of the attempt that gave q; ``metrics``: its per-level lists
         (residual norms, λ, ranks, smallest singular values). ``known``: (q', position error,
         orientation error) measured at some q' — reused when q is still q' after wrapping,
-        clipping and snapping (no second forward kinematics).
+        clipping and snapping (no second forward kinematics). ``wrapped``: the continuous joints
+        of q are already in [-π, π) (the one-shot kernels place every iterate).
         """
         q_in = q
-        if self._any_continuous:
+        if self._any_continuous and not wrapped:
             q = q.copy()
             q[self.continuous] = wrap_angle(q[self.continuous])
         values = q.tolist()     # the tests on Python floats: 4× cheaper than NumPy for an arm
@@ -597,7 +598,8 @@ class IKSolver:
             self.frame.notes = []               # the goal was taken as it is
         q, status, m = best
         level, pos, ori = kernel.outcome(m)
-        return self._finish(q, status, level, iterations, restarts, t0, notes, (q, pos, ori))
+        return self._finish(q, status, level, iterations, restarts, t0, notes, (q, pos, ori),
+                            wrapped=True)
 
     def _solve_compiled(self, start: Array, deadline: float, t0: float,
                         notes: List[str]) -> IKResult:
@@ -626,7 +628,7 @@ class IKSolver:
                 best = best._replace(status='max_time')
                 break
         return self._finish(best.q, best.status, best.metrics, iterations, restarts, t0, notes,
-                            (best.q, best.position_error, best.orientation_error))
+                            (best.q, best.position_error, best.orientation_error), wrapped=True)
 
     def track(self, target, q_current: Sequence[float], dt: float) -> IKResult:
         """

@@ -330,6 +330,16 @@ def test_kernel_wraps_a_seed_as_check_q_does(tmp_path):
                               q)[0]
         assert isinstance(status, str)
         assert kernel.start.tobytes() == solver._check_q(seed, 'seed', []).tobytes()
+    # the answer's continuous joints in [-π, π) as the kernel placed them (IKSolver._finish
+    # does not wrap them again), with restarts too
+    solver = IKSolver(robot, 'ee_link', backend='numba', timeout=NO_TIME_LIMIT)
+    cont = robot.continuous
+    for k in range(40):
+        goal_q = random_q(robot, rng) + np.where(cont, rng.uniform(-40, 40), 0.0)
+        goal = robot.forward_kinematics(goal_q, 'ee_link')
+        res = solver.solve(goal, seed=random_q(robot, rng) + np.where(cont, 7.0, 0.0))
+        assert res.success
+        assert np.all(-np.pi <= res.q[cont]) and np.all(res.q[cont] < np.pi)
 
 
 @needs_numba
