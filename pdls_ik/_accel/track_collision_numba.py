@@ -267,25 +267,28 @@ class CollisionTrackKernel:
         """Compile the kernel, or load it from numba's cache, by one tiny cycle."""
         if not self.ready:
             q = np.clip(np.zeros(self.n), self._limits[0], self._limits[1])
-            self.cycle(None, q, q, q, np.zeros(self.n), 0.1, 0, 0.0)
+            self.cycle(None, q, np.zeros(self.n), 0.0, 0.1, 0, 0.0)
             state_errors(q, self.ch, self.pose, self.locks, self.coll)
             self.ready = True
 
-    def cycle(self, frame, q: np.ndarray, lo: np.ndarray, up: np.ndarray,
-              posture_bound: np.ndarray, tmax: float, min_iterations: int, deadline: float):
+    def cycle(self, frame, q: np.ndarray, reach: np.ndarray, posture_share: float,
+              tmax: float, min_iterations: int, deadline: float):
         """
-        Run one cycle from q (n,) within [lo, up] toward the goal of ``frame`` (a FrameTask).
+        Run one cycle from q (n,) within the limits and q ± reach toward the goal of ``frame``.
 
-        As :meth:`pdls_ik._accel.track_problem_numba.TrackKernel.cycle`: returns (q (n,), status
-        name, per-level metrics lists, iterations, position error [m], orientation error [rad]).
+        The arguments and the return value of
+        :meth:`pdls_ik._accel.track_problem_numba.TrackKernel.cycle`: (q (n,), status name,
+        per-level metrics lists, iterations, position error [m], orientation error [rad]).
         """
         if frame is not None:
             self.target[:3, :3] = frame.target_rotation
             self.target[:3, 3] = frame.target_position
         q_out, metrics = np.empty(self.n), np.zeros(M_SIZE)
+        lo = np.maximum(self._limits[0], q - reach)
+        up = np.minimum(self._limits[1], q + reach)
         status, iterations = track_cycle(
             q, self.ch, (*self._limits, lo, up, self._free), self.pose, self.locks, self.coll,
-            (*self._posture, posture_bound), (self._lam, tmax, *self._budget),
+            (*self._posture, posture_share * reach), (self._lam, tmax, *self._budget),
             (min_iterations, deadline), (q_out, metrics))
         m = metrics.tolist()
         if self._shared is not None:      # the task errors of q_out, for IKSolver's result

@@ -36,6 +36,8 @@ from __future__ import annotations
 import math
 
 import numba
+from numba.core import types
+from numba.experimental import structref
 import numpy as np
 from pdls_ik._accel import in_cache
 from pdls_ik._accel.chain_numba import chain_tuple
@@ -239,6 +241,62 @@ def track_cycle(q, ch, bounds, pose, locks, posture_task, options, budget, out):
     return status, iteration
 
 
+@structref.register
+class TrackStateType(types.StructRef):
+    """numba type of :class:`TrackState`."""
+
+    def preprocess_fields(self, fields):
+        return tuple((name, types.unliteral(typ)) for name, typ in fields)
+
+
+class TrackState(structref.StructRefProxy):
+    """
+    What :func:`track_state_cycle` needs beyond q and the cycle's reach, once per TrackKernel.
+
+    A numba structref (:func:`track_state`), typed at a call as one object (as
+    :class:`pdls_ik._accel.ik_solver_numba.PoseState`). Fields: ``ch``, ``limits`` (lower,
+    upper), ``free``, ``pose``, ``locks``, ``posture`` (preferred, weight, continuous) and
+    ``options`` (lam_fixed, svd_tol, residual_tol, max_iterations) as in :func:`track_cycle`;
+    work arrays ``box`` (3, n) (the cycle's lo, up and posture bound) and ``metrics`` (11,).
+    """
+
+
+structref.define_boxing(TrackStateType, TrackState)
+structref.define_constructor(TrackState, TrackStateType, ('ch', 'limits', 'free', 'pose',
+                                                          'locks', 'posture', 'options', 'box',
+                                                          'metrics'))
+
+
+@numba.njit(cache=True)
+def track_state(ch, limits, free, pose, locks, posture, options, box, metrics):
+    """Return the :class:`TrackState` of these arguments (compiled: cached with the kernel)."""
+    return TrackState(ch, limits, free, pose, locks, posture, options, box, metrics)
+
+
+@numba.njit(cache=True)
+def track_state_cycle(state, q, reach, posture_share, tmax, min_iterations, deadline, q_out):
+    """
+    Run :func:`track_cycle` from q (n,) within the limits and q ± reach (n,) [rad or m].
+
+    The posture variation bounded by ±posture_share · reach; tmax, min_iterations, deadline,
+    q_out as in :func:`track_cycle`; the metrics into ``state.metrics``. Returns (status code,
+    iterations).
+    """
+    lower, upper = state.limits
+    box, metrics = state.box, state.metrics
+    for j in range(q.shape[0]):
+        box[0, j] = max(lower[j], q[j] - reach[j])
+        box[1, j] = min(upper[j], q[j] + reach[j])
+        box[2, j] = posture_share * reach[j]
+    metrics[:] = 0.0
+    preferred, weight, continuous = state.posture
+    lam_fixed, svd_tol, residual_tol, max_iterations = state.options
+    return track_cycle(q, state.ch, (lower, upper, box[0], box[1], state.free), state.pose,
+                       state.locks, (preferred, weight, continuous, box[2]),
+                       (lam_fixed, tmax, svd_tol, residual_tol, max_iterations),
+                       (min_iterations, deadline), (q_out, metrics))
+
+
 class TrackKernel:
     """
     The compiled tracking cycle of one :class:`pdls_ik.IKSolver` (see the module doc).
@@ -251,10 +309,16 @@ class TrackKernel:
     :param locks: the solver's :class:`pdls_ik.tasks.JointLockTask` (distinct joints) or None.
     :param posture: its :class:`pdls_ik.tasks.PostureTask` or None.
     :param lock_tol: a locked joint is held within lock_tol · weight of its value [rad or m].
+    :param goal: the (4, 4) array holding the goal (IKSolver passes its FrameTask's
+        ``target_pose``); default its own, set from the frame at each cycle.
+
+    The kernel's :class:`TrackState` (built by :meth:`load`) holds the constant arguments and
+    work arrays of every cycle: one TrackKernel (hence one IKSolver) must not track from two
+    threads at once.
     """
 
     def __init__(self, linkage, tip: str, base: str, position_only: bool, config, free,
-                 locks, posture, lock_tol: float):
+                 locks, posture, lock_tol: float, goal=None):
         c = ChainArrays(linkage, tip, base)
         self.ch = chain_tuple(c)
         self.n = c.lower.shape[0]
@@ -266,7 +330,7 @@ class TrackKernel:
             pose = (np.asarray(posture.preferred, dtype=float), float(posture.weight),
                     continuous)
         self.lock_levels = 2 if locks is not None else 1
-        self.target = np.eye(4)
+        self.target = np.eye(4) if goal is None else goal
         #: the parts of :func:`track_cycle`'s arguments that do not change, bound once
         self._limits = (c.lower, c.upper)
         self._free = np.ascontiguousarray(free, dtype=np.bool_)
@@ -275,42 +339,49 @@ class TrackKernel:
                       config.orientation_tolerance)
         self._locks = (*lock, float(lock_tol))
         self._posture = pose
-        self._lam = config.damping if config.damping >= 0.0 else -1.0
-        self._budget = (OPTION_DEFAULTS['svd_tol'], OPTION_DEFAULTS['residual_tol'],
-                        config.tracking_max_iterations)
+        self._options = (config.damping if config.damping >= 0.0 else -1.0,
+                         OPTION_DEFAULTS['svd_tol'], OPTION_DEFAULTS['residual_tol'],
+                         config.tracking_max_iterations)
+        #: the metrics of the last cycle (``T_*``), shared with the kernel state
+        self.metrics = np.zeros(11)
+        self._state = None
         self.ready = False
 
     @property
     def compiled(self) -> bool:
         """Whether :meth:`load` has nothing to compile (loaded, or in numba's cache)."""
-        return self.ready or in_cache(track_cycle)
+        return self.ready or in_cache(track_state_cycle, track_state)
 
     def load(self) -> None:
-        """Compile the kernel, or load it from numba's cache, by one tiny cycle."""
+        """Compile the kernel, or load it from numba's cache, build its state, by one cycle."""
         if not self.ready:
-            q = np.clip(np.zeros(self.n), self._limits[0], self._limits[1])
-            self.cycle(None, q, q, q, np.zeros(self.n), 0.1, 0, 0.0)
+            n = self.n
+            self._state = track_state(self.ch, self._limits, self._free, self._pose,
+                                      self._locks, self._posture, self._options,
+                                      np.zeros((3, n)), self.metrics)
+            q = np.clip(np.zeros(n), self._limits[0], self._limits[1])
+            track_state_cycle(self._state, q, np.zeros(n), 0.0, 0.1, 0, 0.0, np.empty(n))
             self.ready = True
 
-    def cycle(self, frame, q: np.ndarray, lo: np.ndarray, up: np.ndarray,
-              posture_bound: np.ndarray, tmax: float, min_iterations: int, deadline: float):
+    def cycle(self, frame, q: np.ndarray, reach: np.ndarray, posture_share: float,
+              tmax: float, min_iterations: int, deadline: float):
         """
-        Run one cycle from q (n,) within [lo, up] toward the goal of ``frame`` (a FrameTask).
+        Run one cycle from q (n,) toward the goal of ``frame`` (a FrameTask).
 
-        :param posture_bound: (n,) per-joint bound of the posture variation; tmax: the step
-            bound (theta_diff_max_mag) [rad]; deadline: ``time.perf_counter`` seconds.
+        :param reach: (n,) the largest motion of each joint in the cycle [rad or m] (the
+            cycle's box is the limits and q ± reach); posture_share: the posture variation is
+            bounded by ±posture_share · reach; tmax: the step bound (theta_diff_max_mag) [rad];
+            deadline: ``time.perf_counter`` seconds.
         :return: (q (n,), status name, per-level metrics lists, iterations, position error [m],
-            orientation error [rad]).
+            orientation error [rad]), by :func:`track_state_cycle`.
         """
-        if frame is not None:
+        if frame.target_pose is not self.target:
             self.target[:3, :3] = frame.target_rotation
             self.target[:3, 3] = frame.target_position
-        q_out, metrics = np.empty(self.n), np.zeros(11)
-        status, iterations = track_cycle(
-            q, self.ch, (*self._limits, lo, up, self._free), self._pose, self._locks,
-            (*self._posture, posture_bound), (self._lam, tmax, *self._budget),
-            (min_iterations, deadline), (q_out, metrics))
-        m = metrics.tolist()
+        q_out = np.empty(self.n)
+        status, iterations = track_state_cycle(self._state, q, reach, posture_share, tmax,
+                                               min_iterations, deadline, q_out)
+        m = self.metrics.tolist()
         levels = [T_LOCK, T_POSE] if self.lock_levels == 2 else [T_POSE]
         norms = [m[k] for k in levels]
         level = (norms, [m[k + 1] for k in levels], [int(m[k + 2]) for k in levels],

@@ -298,7 +298,8 @@ class IKSolver:
             #: stream; a later, longer table starts with the same rows)
             self._first_seeds = self._seed_table.rows(SEED_BLOCK)
             self._track_kernel = TrackKernel(linkage, tip, base, free_orientation, cfg, free,
-                                             self.locks, self.posture, LOCK_TOL)
+                                             self.locks, self.posture, LOCK_TOL,
+                                             goal=self.frame.target_pose)
 
     def _numba_unsupported(self, cfg: IKConfig) -> str:
         """Why the compiled kernels cannot solve this solver's problem ("" if they can)."""
@@ -672,14 +673,14 @@ class IKSolver:
         self._set_goal(target, notes)
         q = self._check_q(q_current, 'q_current', notes)
         reach, opts, aim = self._track_bounds(dt)
-        lo = np.maximum(self.lower, q - reach)
-        up = np.minimum(self.upper, q + reach)
-        if self._track_kernel is not None:
+        if self._track_kernel is not None:      # the box: the limits and q ± reach
             q_out, status, metrics, iterations, pos, ori = self._track_kernel.cycle(
-                self.frame, q, lo, up, TRACK_POSTURE_SHARE * reach, opts.theta_diff_max_mag,
+                self.frame, q, reach, TRACK_POSTURE_SHARE, opts.theta_diff_max_mag,
                 TRACK_MIN_ITERATIONS, t0 + self.config.tracking_timeout)
             return self._finish(q_out, status, metrics, iterations, 0, t0, notes,
                                 (q_out, pos, ori))
+        lo = np.maximum(self.lower, q - reach)
+        up = np.minimum(self.upper, q + reach)
         problem = self._track_problem
         problem.begin(reach, t0 + self.config.tracking_timeout)
         lo, up = problem.aim(q, self.lower, self.upper, lo, up, self.free, *aim)
