@@ -42,11 +42,13 @@ import numpy as np
 from pdls_ik._accel import in_cache
 from pdls_ik._accel.chain_numba import chain_tuple
 from pdls_ik._accel.ik_solver_numba import (CONVERGED, evaluate, lock_residual, MAX_ITERATIONS,
-                                            now, OPTION_DEFAULTS, residual_errors, STALLED,
-                                            STATUS_NAMES)
+                                            now, OPTION_DEFAULTS, residual_errors, seed_taken,
+                                            STALLED, STATUS_NAMES)
 from pdls_ik._accel.step_numba import (adapt_step_size, exactly_inside, improves_best,
                                        levels_step, lock_arrays, locks_held, pgs_box_step,
                                        reset_basis, step_work)
+from pdls_ik.ik.restarts import CHECK_GOAL, CHECK_SEED, GOAL_UNCHECKED, SEED_UNCHECKED
+from pdls_ik.lie.se3 import MAX_GOAL_COORDINATE, QUAT_NORM_NOTE_TOL
 from pdls_ik.model.chain_arrays import ChainArrays
 
 #: PDLSOptions defaults of the box-constrained step (pgs_level_weight, pgs_max_iterations,
@@ -257,7 +259,8 @@ class TrackState(structref.StructRefProxy):
     :class:`pdls_ik._accel.ik_solver_numba.PoseState`). Fields: ``ch``, ``limits`` (lower,
     upper), ``free``, ``pose``, ``locks``, ``posture`` (preferred, weight, continuous) and
     ``options`` (lam_fixed, svd_tol, residual_tol, max_iterations) as in :func:`track_cycle`;
-    work arrays ``box`` (3, n) (the cycle's lo, up and posture bound) and ``metrics`` (11,).
+    work arrays ``box`` (4, n) (the cycle's lo, up, posture bound and start) and ``metrics``
+    (11,).
     """
 
 
@@ -273,28 +276,78 @@ def track_state(ch, limits, free, pose, locks, posture, options, box, metrics):
     return TrackState(ch, limits, free, pose, locks, posture, options, box, metrics)
 
 
+@numba.njit(cache=True, inline='always')
+def pair_goal_taken(position, quat, target):
+    """
+    Set target (4, 4) from a goal (position (3,), quaternion (4,) x, y, z, w) as parse_pose would.
+
+    Only when :func:`pdls_ik.lie.se3.parse_pose` takes it with nothing to raise or note: finite,
+    position within ``MAX_GOAL_COORDINATE``, quaternion norm within ``QUAT_NORM_NOTE_TOL`` of 1;
+    the same floating-point operations (normalization, then
+    :func:`pdls_ik.lie.se3.quaternion_matrix`). Returns False, target untouched, otherwise.
+    """
+    x, y, z = position[0], position[1], position[2]
+    a, b, c, d = quat[0], quat[1], quat[2], quat[3]
+    if not math.isfinite(x + y + z + (a + b + c + d)):
+        return False
+    if max(abs(x), abs(y), abs(z)) > MAX_GOAL_COORDINATE:
+        return False
+    scale = max(abs(a), abs(b), abs(c), abs(d))
+    if scale <= 0.0:
+        return False
+    ta, tb, tc, td = a / scale, b / scale, c / scale, d / scale
+    norm = scale * math.sqrt(ta * ta + tb * tb + tc * tc + td * td)
+    if norm < 1e-9 or abs(norm - 1.0) > QUAT_NORM_NOTE_TOL:
+        return False
+    qx, qy, qz, qw = a / norm, b / norm, c / norm, d / norm
+    xx, yy, zz, ww = qx * qx, qy * qy, qz * qz, qw * qw
+    xy, zw, xz, yw, yz, xw = qx * qy, qz * qw, qx * qz, qy * qw, qy * qz, qx * qw
+    target[0, 0], target[0, 1], target[0, 2] = xx - yy - zz + ww, 2.0 * (xy - zw), 2.0 * (xz + yw)
+    target[1, 0], target[1, 1], target[1, 2] = 2.0 * (xy + zw), -xx + yy - zz + ww, 2.0 * (yz - xw)
+    target[2, 0], target[2, 1], target[2, 2] = 2.0 * (xz - yw), 2.0 * (yz + xw), -xx - yy + zz + ww
+    target[0, 3], target[1, 3], target[2, 3] = x, y, z
+    return True
+
+
 @numba.njit(cache=True)
-def track_state_cycle(state, q, reach, posture_share, tmax, min_iterations, deadline, q_out):
+def track_state_cycle(state, position, quat, q, reach, posture_share, tmax, min_iterations,
+                      deadline, flags, q_out):
     """
     Run :func:`track_cycle` from q (n,) within the limits and q ± reach (n,) [rad or m].
 
-    The posture variation bounded by ±posture_share · reach; tmax, min_iterations, deadline,
-    q_out as in :func:`track_cycle`; the metrics into ``state.metrics``. Returns (status code,
-    iterations).
+    With ``CHECK_GOAL`` in flags, the goal (position (3,) [m], quaternion (4,) x, y, z, w) is
+    taken as the target when :func:`pair_goal_taken` accepts it (else the target already set is
+    used); with ``CHECK_SEED``, q is checked and its continuous joints wrapped as
+    ``IKSolver._check_q`` does (:func:`pdls_ik._accel.ik_solver_numba.seed_taken`). The posture
+    variation is bounded by ±posture_share · reach; tmax, min_iterations, deadline, q_out as in
+    :func:`track_cycle`; the metrics into ``state.metrics``. Returns (status code, iterations),
+    or (``GOAL_UNCHECKED`` or ``SEED_UNCHECKED``, 0) when a check leaves that input to the
+    caller's parsing (its errors and notes).
     """
     lower, upper = state.limits
     box, metrics = state.box, state.metrics
+    preferred, weight, continuous = state.posture
+    if flags & CHECK_GOAL and not pair_goal_taken(position, quat, state.pose[0]):
+        return GOAL_UNCHECKED, 0
+    start = box[3]
     for j in range(q.shape[0]):
-        box[0, j] = max(lower[j], q[j] - reach[j])
-        box[1, j] = min(upper[j], q[j] + reach[j])
+        start[j] = q[j]
+    if flags & CHECK_SEED and not seed_taken(start, lower, upper, continuous):
+        return SEED_UNCHECKED, 0
+    for j in range(q.shape[0]):
+        box[0, j] = max(lower[j], start[j] - reach[j])
+        box[1, j] = min(upper[j], start[j] + reach[j])
         box[2, j] = posture_share * reach[j]
     metrics[:] = 0.0
-    preferred, weight, continuous = state.posture
     lam_fixed, svd_tol, residual_tol, max_iterations = state.options
-    return track_cycle(q, state.ch, (lower, upper, box[0], box[1], state.free), state.pose,
+    return track_cycle(start, state.ch, (lower, upper, box[0], box[1], state.free), state.pose,
                        state.locks, (preferred, weight, continuous, box[2]),
                        (lam_fixed, tmax, svd_tol, residual_tol, max_iterations),
                        (min_iterations, deadline), (q_out, metrics))
+
+
+#: the goal arrays of a cycle whose target is already set (no ``CHECK_GOAL``)
+NO_POSITION, NO_QUATERNION = np.zeros(3), np.array([0.0, 0.0, 0.0, 1.0])
 
 
 class TrackKernel:
@@ -358,13 +411,15 @@ class TrackKernel:
             n = self.n
             self._state = track_state(self.ch, self._limits, self._free, self._pose,
                                       self._locks, self._posture, self._options,
-                                      np.zeros((3, n)), self.metrics)
+                                      np.zeros((4, n)), self.metrics)
             q = np.clip(np.zeros(n), self._limits[0], self._limits[1])
-            track_state_cycle(self._state, q, np.zeros(n), 0.0, 0.1, 0, 0.0, np.empty(n))
+            track_state_cycle(self._state, NO_POSITION, NO_QUATERNION, q, np.zeros(n), 0.0,
+                              0.1, 0, 0.0, 0, np.empty(n))
             self.ready = True
 
     def cycle(self, frame, q: np.ndarray, reach: np.ndarray, posture_share: float,
-              tmax: float, min_iterations: int, deadline: float):
+              tmax: float, min_iterations: int, deadline: float, goal=(None, None),
+              flags: int = 0):
         """
         Run one cycle from q (n,) toward the goal of ``frame`` (a FrameTask).
 
@@ -372,15 +427,24 @@ class TrackKernel:
             cycle's box is the limits and q ± reach); posture_share: the posture variation is
             bounded by ±posture_share · reach; tmax: the step bound (theta_diff_max_mag) [rad];
             deadline: ``time.perf_counter`` seconds.
+        :param goal, flags: (position (3,), quaternion (4,)) float arrays that the kernel takes
+            as the target with ``CHECK_GOAL`` in flags; ``CHECK_SEED``: q (n,) a float array the
+            kernel checks (:func:`track_state_cycle`).
         :return: (q (n,), status name, per-level metrics lists, iterations, position error [m],
-            orientation error [rad]), by :func:`track_state_cycle`.
+            orientation error [rad]), by :func:`track_state_cycle`; or (None, ``GOAL_UNCHECKED``
+            or ``SEED_UNCHECKED``, ...) when a check leaves that input to the caller.
         """
         if frame.target_pose is not self.target:
             self.target[:3, :3] = frame.target_rotation
             self.target[:3, 3] = frame.target_position
         q_out = np.empty(self.n)
-        status, iterations = track_state_cycle(self._state, q, reach, posture_share, tmax,
-                                               min_iterations, deadline, q_out)
+        position, quat = goal
+        status, iterations = track_state_cycle(
+            self._state, NO_POSITION if position is None else position,
+            NO_QUATERNION if quat is None else quat, q, reach, posture_share, tmax,
+            min_iterations, deadline, flags, q_out)
+        if status < 0:
+            return None, status, None, 0, 0.0, 0.0
         m = self.metrics.tolist()
         levels = [T_LOCK, T_POSE] if self.lock_levels == 2 else [T_POSE]
         norms = [m[k] for k in levels]

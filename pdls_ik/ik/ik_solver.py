@@ -669,6 +669,8 @@ class IKSolver:
             self._track_kernel.load()
         t0 = time.perf_counter()
         dt = _seconds(dt, 'dt')
+        if self._pose_kernel:
+            return self._track_pose_kernel(target, q_current, dt, t0)
         notes: List[str] = []
         self._set_goal(target, notes)
         q = self._check_q(q_current, 'q_current', notes)
@@ -693,6 +695,52 @@ class IKSolver:
             problem.shift is None else None
         return self._finish(q_out, res.status, _level_metrics(res), res.iterations, 0, t0, notes,
                             known)
+
+    def _track_pose_kernel(self, target, q_current, dt: float, t0: float) -> IKResult:
+        """
+        :meth:`track` on the compiled tracking kernel of a plain pose (``TrackKernel``).
+
+        A (position, quaternion) goal and q_current go to the kernel as float arrays: it takes
+        them when they pass the checks of :meth:`_set_goal` and :meth:`_check_q` with nothing
+        to raise, repair or note (the same values); otherwise those parse them here.
+        """
+        kernel, n = self._track_kernel, self.n
+        notes: List[str] = []
+        flags = 0
+        goal = (None, None)
+        if isinstance(target, (tuple, list)) and len(target) == 2:
+            try:
+                goal = (np.asarray(target[0], dtype=float), np.asarray(target[1], dtype=float))
+            except (TypeError, ValueError):
+                pass
+            if goal[0] is not None and goal[0].shape == (3,) and goal[1].shape == (4,):
+                flags |= CHECK_GOAL
+        if not flags & CHECK_GOAL:
+            self._set_goal(target, notes)
+        try:
+            q = np.asarray(q_current, dtype=float)
+        except (TypeError, ValueError):
+            q = None
+        if q is None or q.shape != (n,):
+            q = self._check_q(q_current, 'q_current', notes)
+        else:
+            flags |= CHECK_SEED
+        reach, opts, _ = self._track_bounds(dt)
+        while True:
+            q_out, status, metrics, iterations, pos, ori = kernel.cycle(
+                self.frame, q, reach, TRACK_POSTURE_SHARE, opts.theta_diff_max_mag,
+                TRACK_MIN_ITERATIONS, t0 + self.config.tracking_timeout, goal, flags)
+            if q_out is not None:
+                break
+            if status == GOAL_UNCHECKED:        # a check left the goal or q_current to us
+                self._set_goal(target, notes)
+                flags &= ~CHECK_GOAL
+            else:
+                q = self._check_q(q_current, 'q_current', notes)
+                flags &= ~CHECK_SEED
+        if flags & CHECK_GOAL:
+            self.frame.notes = []               # the goal was taken as it is
+        return self._finish(q_out, status, metrics, iterations, 0, t0, notes, (q_out, pos, ori))
 
     def _track_bounds(self, dt: float) -> Tuple[Array, 'pdls.PDLSOptions', Tuple]:
         """

@@ -107,7 +107,9 @@ def parse_pose(target) -> Tuple[Array, Array, List[str]]:
         if max(abs(x), abs(y), abs(z)) > MAX_GOAL_COORDINATE:
             _in_range(p, 'position')
         scale = max(abs(v) for v in values)   # scaled first: the norm of 1e300s overflows
-        norm = scale * math.sqrt(sum((v / scale) ** 2 for v in values)) if scale > 0.0 else 0.0
+        # products, not ** 2: the tracking kernel's goal intake repeats these operations
+        norm = scale * math.sqrt(sum(t * t for t in [v / scale for v in values])) \
+            if scale > 0.0 else 0.0
         if norm < 1e-9:
             raise InputError('invalid goal: orientation is a zero quaternion (norm 0), '
                              'not a rotation')

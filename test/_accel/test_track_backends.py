@@ -217,3 +217,55 @@ def test_box_step_constants_are_the_pdls_option_defaults():
     defaults = PDLSOptions()
     assert (defaults.pgs_level_weight, defaults.pgs_max_iterations, defaults.pgs_tol) == \
         (PGS_LEVEL_WEIGHT, PGS_MAX_ITERATIONS, PGS_TOL)
+
+
+def test_goal_and_state_taken_by_the_kernel_as_the_parsers_take_them(panda):
+    """
+    The compiled cycle checks a (position, quaternion) goal and q_current inside its kernel.
+
+    The target it builds is parse_pose's bit for bit; anything else (a 4 × 4 goal, errors,
+    repairs) goes through parse_pose and _check_q: the same cycles, notes and errors as the
+    NumPy backend (the goal's first).
+    """
+    from pdls_ik.errors import InputError
+    from pdls_ik.lie.se3 import parse_pose
+    from scipy.spatial.transform import Rotation
+    compiled, reference = _pair(panda, 'panda_link8')
+    rng = np.random.default_rng(8)
+    for _ in range(50):
+        q = np.clip(rng.uniform(panda.lower, panda.upper), -2.5, 2.5)
+        quat = Rotation.random(random_state=rng).as_quat() * (1.0 + rng.uniform(-5e-10, 5e-10))
+        goal = (rng.uniform(-0.5, 0.5, 3), quat)
+        res = _same_cycle(compiled, reference, goal, q)
+        assert res.notes == [] and compiled.frame.notes == []
+        p, R, _ = parse_pose(goal)
+        assert compiled.frame.target_pose[:3, :3].tobytes() == R.tobytes()
+        assert compiled.frame.target_pose[:3, 3].tobytes() == p.tobytes()
+        assert compiled.frame.target_pose[3].tolist() == [0.0, 0.0, 0.0, 1.0]
+    compiled._set_goal = compiled._check_q = None     # never called: the kernel took both
+    assert compiled.track(goal, q, DT).q.tobytes() == res.q.tobytes()
+    del compiled._set_goal, compiled._check_q
+    T = compiled.frame.target_pose.copy()
+    as_matrix = compiled.track(T, q, DT)          # a 4 × 4 goal: parsed in Python
+    assert as_matrix.q.tobytes() == compiled.track(goal, q, DT).q.tobytes()
+    outside = q.copy()
+    outside[0] = 10.0                              # clamped into the limits, noted
+    long_quat = (goal[0], 2.0 * goal[1])           # normalized, noted
+    for g, s in ((goal, outside), (long_quat, q), (long_quat, outside),
+                 ((list(goal[0]), tuple(goal[1])), list(q))):
+        a = _same_cycle(compiled, reference, g, s)
+        assert len(a.notes) == (g is long_quat) + (s is outside)
+        assert compiled.frame.notes == reference.frame.notes
+    nan_goal, nan_q = (np.full(3, np.nan), goal[1]), np.full(panda.n, np.nan)
+    for g, s, field in ((nan_goal, q, 'position'), (goal, nan_q, 'panda_joint1'),
+                        (nan_goal, nan_q, 'position'), (goal, np.zeros(panda.n + 1), 'q_current'),
+                        ((np.zeros(3), np.zeros(4)), q, 'zero quaternion'),
+                        ((np.zeros(2), goal[1]), q, 'position needs 3')):
+        before = compiled.frame.target_pose.copy()
+        with pytest.raises(InputError, match=field) as a:
+            reference.track(g, s, DT)
+        with pytest.raises(InputError, match=field) as b:
+            compiled.track(g, s, DT)
+        assert str(a.value) == str(b.value)
+        if g is not goal:
+            np.testing.assert_array_equal(compiled.frame.target_pose, before)  # left as it was
