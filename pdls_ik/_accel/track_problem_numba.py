@@ -310,8 +310,8 @@ def pair_goal_taken(position, quat, target):
 
 
 @numba.njit(cache=True)
-def track_state_cycle(state, position, quat, q, reach, posture_share, tmax, min_iterations,
-                      deadline, flags, q_out):
+def track_state_cycle(state, position, quat, q, reach, posture_share, tmax, budget, flags,
+                      q_out):
     """
     Run :func:`track_cycle` from q (n,) within the limits and q ± reach (n,) [rad or m].
 
@@ -319,10 +319,10 @@ def track_state_cycle(state, position, quat, q, reach, posture_share, tmax, min_
     taken as the target when :func:`pair_goal_taken` accepts it (else the target already set is
     used); with ``CHECK_SEED``, q is checked and its continuous joints wrapped as
     ``IKSolver._check_q`` does (:func:`pdls_ik._accel.ik_solver_numba.seed_taken`). The posture
-    variation is bounded by ±posture_share · reach; tmax, min_iterations, deadline, q_out as in
-    :func:`track_cycle`; the metrics into ``state.metrics``. Returns (status code, iterations),
-    or (``GOAL_UNCHECKED`` or ``SEED_UNCHECKED``, 0) when a check leaves that input to the
-    caller's parsing (its errors and notes).
+    variation is bounded by ±posture_share · reach; tmax, budget = (min_iterations, deadline),
+    q_out as in :func:`track_cycle`; the metrics into ``state.metrics``. Returns (status code,
+    iterations), or (``GOAL_UNCHECKED`` or ``SEED_UNCHECKED``, 0) when a check leaves that input
+    to the caller's parsing (its errors and notes).
     """
     lower, upper = state.limits
     box, metrics = state.box, state.metrics
@@ -343,7 +343,7 @@ def track_state_cycle(state, position, quat, q, reach, posture_share, tmax, min_
     return track_cycle(start, state.ch, (lower, upper, box[0], box[1], state.free), state.pose,
                        state.locks, (preferred, weight, continuous, box[2]),
                        (lam_fixed, tmax, svd_tol, residual_tol, max_iterations),
-                       (min_iterations, deadline), (q_out, metrics))
+                       budget, (q_out, metrics))
 
 
 #: the goal arrays of a cycle whose target is already set (no ``CHECK_GOAL``)
@@ -414,7 +414,7 @@ class TrackKernel:
                                       np.zeros((4, n)), self.metrics)
             q = np.clip(np.zeros(n), self._limits[0], self._limits[1])
             track_state_cycle(self._state, NO_POSITION, NO_QUATERNION, q, np.zeros(n), 0.0,
-                              0.1, 0, 0.0, 0, np.empty(n))
+                              0.1, (0, 0.0), 0, np.empty(n))
             self.ready = True
 
     def cycle(self, frame, q: np.ndarray, reach: np.ndarray, posture_share: float,
@@ -442,7 +442,7 @@ class TrackKernel:
         status, iterations = track_state_cycle(
             self._state, NO_POSITION if position is None else position,
             NO_QUATERNION if quat is None else quat, q, reach, posture_share, tmax,
-            min_iterations, deadline, flags, q_out)
+            (min_iterations, deadline), flags, q_out)
         if status < 0:
             return None, status, None, 0, 0.0, 0.0
         m = self.metrics.tolist()
