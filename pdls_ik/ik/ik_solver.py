@@ -709,8 +709,8 @@ class IKSolver:
         flags = 0
         goal = (None, None)
         if isinstance(target, (tuple, list)) and len(target) == 2:
-            try:
-                goal = (np.asarray(target[0], dtype=float), np.asarray(target[1], dtype=float))
+            try:        # float C arrays of their own: the types the kernel is compiled for
+                goal = (np.array(target[0], dtype=float), np.array(target[1], dtype=float))
             except (TypeError, ValueError):
                 pass
             if goal[0] is not None and goal[0].shape == (3,) and goal[1].shape == (4,):
@@ -718,7 +718,7 @@ class IKSolver:
         if not flags & CHECK_GOAL:
             self._set_goal(target, notes)
         try:
-            q = np.asarray(q_current, dtype=float)
+            q = np.array(q_current, dtype=float)
         except (TypeError, ValueError):
             q = None
         if q is None or q.shape != (n,):

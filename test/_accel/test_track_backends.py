@@ -244,7 +244,15 @@ def test_goal_and_state_taken_by_the_kernel_as_the_parsers_take_them(panda):
         assert compiled.frame.target_pose[3].tolist() == [0.0, 0.0, 0.0, 1.0]
     compiled._set_goal = compiled._check_q = None     # never called: the kernel took both
     assert compiled.track(goal, q, DT).q.tobytes() == res.q.tobytes()
+    readonly = goal[1].copy()
+    readonly.flags.writeable = False
+    T = np.eye(4)
+    T[:3, 3] = goal[0]
+    strided = (T[:3, 3], readonly)                # strided, read-only: copied, not compiled for
+    assert compiled.track(strided, np.repeat(q, 2)[::2], DT).q.tobytes() == res.q.tobytes()
     del compiled._set_goal, compiled._check_q
+    from pdls_ik._accel.track_problem_numba import track_state_cycle
+    assert len(track_state_cycle.signatures) == 1
     T = compiled.frame.target_pose.copy()
     as_matrix = compiled.track(T, q, DT)          # a 4 × 4 goal: parsed in Python
     assert as_matrix.q.tobytes() == compiled.track(goal, q, DT).q.tobytes()
