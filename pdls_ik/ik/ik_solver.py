@@ -263,7 +263,6 @@ class IKSolver:
         #: the default start of a one-shot solve: the middle of the limits, continuous joints 0
         self._default_start = self._middle.copy()
         self._default_start[self.continuous] = 0.0
-        self._position_only = free_orientation
         #: tip poses (R, 3, 4) of the ranked restart seeds (:func:`seed_order`), with restarts
         self._seed_tips = self._seed_table.tip_poses(
             lambda q: linkage.forward_kinematics(q, tip, base),
@@ -348,6 +347,18 @@ class IKSolver:
             notes.append(f'{label} clamped into joint limits ({names})')
         return np.clip(arr, self.lower, self.upper)
 
+    def _kernel_vector(self, q) -> Optional[Array]:
+        """
+        Return q as a float C array (n,) of its own, for a kernel's checks, or None.
+
+        None when q is not n numbers: :meth:`_check_q` then raises its error.
+        """
+        try:
+            arr = np.array(q, dtype=float)
+        except (TypeError, ValueError):
+            return None
+        return arr if arr.shape == (self.n,) else None
+
     def _set_goal(self, target, notes: List[str]) -> None:
         self.frame.set_target(target)
         notes.extend(self.frame.notes)
@@ -356,7 +367,7 @@ class IKSolver:
         """Return the order of the ranked restart seeds for the goal set (:func:`seed_order`)."""
         frame = self.frame
         return seed_order(self._seed_tips, frame.target_pose, frame.position_weight,
-                          frame.orientation_weight, self._position_only)
+                          frame.orientation_weight, not frame.controls_orientation)
 
     def errors(self, q: Array):
         """
@@ -557,11 +568,8 @@ class IKSolver:
         if seed is None:
             start = self._default_start
         else:
-            try:
-                start = np.array(seed, dtype=float)
-            except (TypeError, ValueError):
-                start = None
-            if start is None or start.shape != (n,):
+            start = self._kernel_vector(seed)
+            if start is None:
                 start = self._check_q(seed, 'seed', notes, turn=True)
             else:
                 flags |= CHECK_SEED
@@ -704,7 +712,7 @@ class IKSolver:
         them when they pass the checks of :meth:`_set_goal` and :meth:`_check_q` with nothing
         to raise, repair or note (the same values); otherwise those parse them here.
         """
-        kernel, n = self._track_kernel, self.n
+        kernel = self._track_kernel
         notes: List[str] = []
         flags = 0
         goal = (None, None)
@@ -717,11 +725,8 @@ class IKSolver:
                 flags |= CHECK_GOAL
         if not flags & CHECK_GOAL:
             self._set_goal(target, notes)
-        try:
-            q = np.array(q_current, dtype=float)
-        except (TypeError, ValueError):
-            q = None
-        if q is None or q.shape != (n,):
+        q = self._kernel_vector(q_current)
+        if q is None:
             q = self._check_q(q_current, 'q_current', notes)
         else:
             flags |= CHECK_SEED
