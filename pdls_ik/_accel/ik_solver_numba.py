@@ -49,7 +49,7 @@ from numba.core import cgutils, types
 from numba.experimental import structref
 from numba.extending import intrinsic
 import numpy as np
-from pdls_ik._accel import in_cache
+from pdls_ik._accel import compiled_entry, in_cache
 from pdls_ik._accel.chain_numba import chain_tuple, pose_jacobian, pose_residual, turned
 from pdls_ik._accel.step_numba import (adapt_step_size, BORROWING, improves_best, lock_arrays,
                                        locks_held, pending_sigma, pose_step, reset_basis,
@@ -63,10 +63,11 @@ from pdls_ik.model.chain_arrays import ChainArrays
 #: status codes of the kernel; STUCK is the restart monitor's verdict (reported as "stalled")
 CONVERGED, STALLED, MAX_ITERATIONS, MAX_TIME, STUCK = 0, 1, 2, 3, 4
 STATUS_NAMES = ('converged', 'stalled', 'max_iterations', 'max_time', 'stalled')
-#: indices of the metrics vector filled by :func:`solve_restarts`
+#: indices of the metrics vector filled by :func:`solve_restarts` (M_INSIDE: 1.0 when the answer
+#: is strictly inside the state's ``inside`` bounds)
 (M_NORM, M_LAMBDA, M_RANK, M_SIGMA, M_POS, M_ORI, M_STEPPED, M_LOCK_NORM, M_LOCK_LAMBDA,
- M_LOCK_RANK, M_LOCK_SIGMA) = range(11)
-M_SIZE = 11
+ M_LOCK_RANK, M_LOCK_SIGMA, M_INSIDE) = range(12)
+M_SIZE = 12
 #: PDLSOptions defaults that IKSolver keeps and the kernel hard-codes (asserted by the tests):
 #: svd_tol, residual_tol, theta_diff_tol, divergence_factor, slowdown_factor, speedup_factor,
 #: speedup_threshold, slowdown_threshold
@@ -90,21 +91,22 @@ class PoseState(structref.StructRefProxy):
     A numba structref (:func:`pose_state`): numba types it at a call as one object, where it
     types the tuples of the same arrays member by member (~2 µs a call). Fields: ``ch``,
     ``bounds``, ``pose``, ``locks``, ``options`` (as in :func:`solve_local`), ``chain_idx``
-    (k,), ``start`` (n,), ``metrics`` (``M_SIZE``,), ``work`` (:func:`restart_work`). The arrays
-    are shared with the Python objects they came from (the goal in ``pose[0]``, metrics).
+    (k,), ``start`` (n,), ``metrics`` (``M_SIZE``,), ``work`` (:func:`restart_work`), ``inside``
+    (2, n) (the strict bounds of ``M_INSIDE``). The arrays are shared with the Python objects
+    they came from (the goal in ``pose[0]``, metrics).
     """
 
 
 structref.define_boxing(PoseStateType, PoseState)
 structref.define_constructor(PoseState, PoseStateType, ('ch', 'bounds', 'pose', 'locks',
                                                         'options', 'chain_idx', 'start',
-                                                        'metrics', 'work'))
+                                                        'metrics', 'work', 'inside'))
 
 
 @numba.njit(cache=True)
-def pose_state(ch, bounds, pose, locks, options, chain_idx, start, metrics, work):
+def pose_state(ch, bounds, pose, locks, options, chain_idx, start, metrics, work, inside):
     """Return the :class:`PoseState` of these arguments (compiled: cached with the kernels)."""
-    return PoseState(ch, bounds, pose, locks, options, chain_idx, start, metrics, work)
+    return PoseState(ch, bounds, pose, locks, options, chain_idx, start, metrics, work, inside)
 
 
 #: time.perf_counter() is clock_gettime(CLOCK_MONOTONIC) with a 64-bit struct timespec (Linux on a
@@ -480,10 +482,16 @@ def solve_restarts(state, goal, seed, seeds, first, deadline, min_iterations, fl
         return SEED_UNCHECKED, 0, 0
     metrics = state.metrics
     metrics[:] = 0.0
-    return restarts_into((start, (flags & USE_START) != 0, seeds, state.chain_idx, first,
-                          deadline, min_iterations, (flags & RESTART) != 0),
-                         state.ch, bounds, state.pose, state.locks, state.options, best_q,
-                         metrics, state.work)
+    result = restarts_into((start, (flags & USE_START) != 0, seeds, state.chain_idx, first,
+                            deadline, min_iterations, (flags & RESTART) != 0),
+                           state.ch, bounds, state.pose, state.locks, state.options, best_q,
+                           metrics, state.work)
+    inside = state.inside
+    metrics[M_INSIDE] = 1.0
+    for j in range(best_q.shape[0]):
+        if not inside[0, j] < best_q[j] < inside[1, j]:
+            metrics[M_INSIDE] = 0.0
+    return result
 
 
 @numba.njit(cache=True, inline='always')
@@ -564,6 +572,9 @@ class PoseKernel:
     :param tips: (R, 3, 4) tip poses of the table's first R restart seeds
         (:meth:`pdls_ik.ik.restarts.SeedTable.tip_poses`), tried nearest to the goal first;
         default none (table order).
+    :param inside: (2, n) strict bounds: ``M_INSIDE`` of a solve's metrics tells whether its
+        answer is strictly within them (IKSolver: in the limits and at none); default the limits
+        (an answer at a limit is not inside).
 
     The kernel's :class:`PoseState` (built by :meth:`load`) holds the constant arguments and the
     work arrays of every solve: one PoseKernel (hence one IKSolver) must not solve from two
@@ -572,7 +583,7 @@ class PoseKernel:
 
     def __init__(self, linkage, tip: str, base: str, chain_idx: np.ndarray,
                  position_only: bool, config, monitor, free, periodic, locks=None,
-                 lock_tol: float = 0.0, goal=None, tips=None):
+                 lock_tol: float = 0.0, goal=None, tips=None, inside=None):
         c = ChainArrays(linkage, tip, base)
         self.ch = chain_tuple(c)
         self.limits = (c.lower, c.upper, np.ascontiguousarray(free, dtype=np.bool_),
@@ -605,7 +616,9 @@ class PoseKernel:
         #: tip poses (R, 3, 4) of the ranked restart seeds (none: table order)
         self._tips = np.zeros((0, 3, 4)) if tips is None else \
             np.ascontiguousarray(tips, dtype=float)
+        self._inside = np.array([c.lower, c.upper] if inside is None else inside, dtype=float)
         self._state = None
+        self._run = solve_restarts
         self.ready = False
 
     @property
@@ -626,10 +639,14 @@ class PoseKernel:
             work = restart_work(n, self.rows, self._constants[3][0].shape[0],
                                 self._max_iterations, M_SIZE, self._tips)
             self._state = pose_state(*self._constants, self.chain_idx, self.start, self.metrics,
-                                     work)
+                                     work, self._inside)
             start = np.clip(np.zeros(n), self.limits[0], self.limits[1])
-            solve_restarts(self._state, self.target, start, np.zeros((1, self.chain_idx.size)),
-                           0, 0.0, 0, USE_START, np.empty(n))
+            # the types of every call (:meth:`solve`): float C arrays of their own, Python
+            # ints and floats
+            args = (self._state, np.eye(4), start, np.zeros((1, self.chain_idx.size)), 0, 0.0,
+                    0, USE_START, np.empty(n))
+            solve_restarts(*args)
+            self._run = compiled_entry(solve_restarts, args)
             pose_errors(start, np.eye(4), self.ch, self.rows)
             self.ready = True
 
@@ -651,21 +668,27 @@ class PoseKernel:
         local solves run from seeds), or (``GOAL_UNCHECKED`` or ``SEED_UNCHECKED``, 0, 0) when
         a check (``CHECK_GOAL``, ``CHECK_SEED``) leaves that input to the caller
         (:mod:`pdls_ik.ik.restarts`).
+
+        Called through the compiled entry point of :meth:`load` (:func:`compiled_entry`): the
+        arrays must be float64 C arrays (goal, seed and seeds may be read-only: the kernel
+        writes only q), the others Python ints and floats.
         """
-        status, iterations, runs = solve_restarts(self._state, goal, seed, seeds, first,
-                                                  deadline, min_iterations, flags, q)
+        status, iterations, runs = self._run(self._state, goal, seed, seeds, first, deadline,
+                                             min_iterations, flags, q)
         return STATUS_NAMES[status] if status >= 0 else status, iterations, runs
 
     def score(self, m: List[float]) -> float:
         """Weighted pose error of a metrics vector m (``M_*``, :attr:`metrics` as a list)."""
         return math.hypot(m[M_POS] * self.weights[0], m[M_ORI] * self.weights[1])
 
-    def outcome(self, m: List[float]) -> Tuple[Tuple[List, List, List, List], float, float]:
+    def outcome(self, m: List[float]) -> Tuple[Tuple[List, List, List, List], float, float,
+                                               bool]:
         """
-        Return the per-level lists and the pose errors of a metrics vector m (``M_*``, a list).
+        Return the per-level lists, pose errors and place of a metrics vector m (``M_*``, a list).
 
         ((residual norms, λ, ranks, smallest singular values), joint locks first, empty but
-        for the norms when no step was taken; position error [m], orientation error [rad]).
+        for the norms when no step was taken; position error [m], orientation error [rad];
+        whether the answer is strictly inside the ``inside`` bounds).
         """
         if self.levels == 1:
             norm = [m[M_NORM]]
@@ -676,7 +699,7 @@ class PoseKernel:
             norms = [m[lv[0]] for lv in rows]
             level = (norms, [m[lv[1]] for lv in rows], [int(m[lv[2]]) for lv in rows],
                      [m[lv[3]] for lv in rows]) if m[M_STEPPED] else (norms, [], [], [])
-        return level, m[M_POS], m[M_ORI]
+        return level, m[M_POS], m[M_ORI], m[M_INSIDE] == 1.0
 
     def errors(self, q: np.ndarray, frame):
         """(position [m], orientation [rad]) errors of q (n,) against the goal of ``frame``."""

@@ -291,7 +291,8 @@ class IKSolver:
             self._kernel = PoseKernel(linkage, tip, base, self.chain_variables,
                                       free_orientation, cfg, (RESTART_WINDOW, RESTART_RATIO),
                                       free, periodic, self.locks, LOCK_TOL,
-                                      goal=self.frame.target_pose, tips=self._seed_tips)
+                                      goal=self.frame.target_pose, tips=self._seed_tips,
+                                      inside=self._inside)
             self._pose_kernel = True
             #: the first block of restart seeds (the table's first rows, drawn now: the same
             #: stream; a later, longer table starts with the same rows)
@@ -546,19 +547,20 @@ class IKSolver:
         """
         :meth:`solve` on the compiled pose kernel (:mod:`pdls_ik._accel.ik_solver_numba`).
 
-        A (4, 4) goal array and the seed go to the kernel as they are: it takes them when they
-        pass the checks of :meth:`_set_goal` and :meth:`_check_q` with nothing to repair or note
-        (the same values); otherwise (the (position, quaternion) form, an error to raise, a
-        repair to note) those parse them here. The same local solves, restart monitor and
-        restart seeds as :meth:`_solve_compiled`.
+        A (4, 4) goal array and the seed go to the kernel as they are (float64 C arrays, copied
+        only if they are not: the kernel reads them): it takes them when they pass the checks
+        of :meth:`_set_goal` and :meth:`_check_q` with nothing to repair or note (the same
+        values); otherwise (the (position, quaternion) form, an error to raise, a repair to
+        note) those parse them here. The same local solves, restart monitor and restart seeds
+        as :meth:`_solve_compiled`.
         """
         kernel, n = self._kernel, self.n
         notes: List[str] = []
         flags = self._kernel_flags
         goal = None
         if type(target) is np.ndarray and target.shape == (4, 4):
-            try:        # a float C array of its own: the type the kernel is compiled for
-                goal = np.array(target, dtype=float, order='C')
+            try:
+                goal = np.ascontiguousarray(target, dtype=float)
                 flags |= CHECK_GOAL
             except (TypeError, ValueError):
                 pass
@@ -568,11 +570,14 @@ class IKSolver:
         if seed is None:
             start = self._default_start
         else:
-            start = self._kernel_vector(seed)
-            if start is None:
-                start = self._check_q(seed, 'seed', notes, turn=True)
-            else:
+            try:
+                start = np.ascontiguousarray(seed, dtype=float)
+            except (TypeError, ValueError):
+                start = None
+            if start is not None and start.shape == (n,):
                 flags |= CHECK_SEED
+            else:
+                start = self._check_q(seed, 'seed', notes, turn=True)
         best = None                     # (q, status, metrics list) of the best call
         iterations = restarts = first = 0
         seeds = self._first_seeds
@@ -606,7 +611,14 @@ class IKSolver:
         if flags & CHECK_GOAL:
             self.frame.notes = []               # the goal was taken as it is
         q, status, m = best
-        level, pos, ori = kernel.outcome(m)
+        level, pos, ori, inside = kernel.outcome(m)
+        if inside and self.locks is None:
+            # in the limits and at none (the test of _finish, in the kernel), continuous joints
+            # wrapped (the kernel places every iterate), the errors those of the kernel's
+            # convergence test (the same tolerances): _finish's result, without its repairs
+            return IKResult(q, list(self.joint_names), status == 'converged', status, iterations,
+                            pos, ori, time.perf_counter() - t0, restarts, notes,
+                            list(self.level_names), *level, [], {})
         return self._finish(q, status, level, iterations, restarts, t0, notes, (q, pos, ori),
                             wrapped=True)
 

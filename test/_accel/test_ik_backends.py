@@ -275,6 +275,9 @@ def test_goal_and_seed_taken_by_the_kernel_as_the_parsers_take_them(panda):
         res = fast.solve(form, seed=seed_form)
         assert res.q.tobytes() == first.q.tobytes() and res.iterations == first.iterations
         assert res.residual_norms == first.residual_norms and res.notes == []
+    from pdls_ik._accel.ik_solver_numba import solve_restarts
+    assert len(solve_restarts.signatures) == 1    # read-only arrays too: no compilation anew
+    assert fast._kernel._run is not solve_restarts    # called by its compiled entry point
     res = fast.solve(quat, seed=seed)
     assert res.success and np.abs(fast.frame.target_pose - goal).max() < 1e-12
     assert fast.errors(first.q) == pytest.approx((first.position_error,
@@ -303,6 +306,45 @@ def test_goal_and_seed_taken_by_the_kernel_as_the_parsers_take_them(panda):
         assert str(a.value) == str(b.value)
         if g is not goal:
             np.testing.assert_array_equal(fast.frame.target_pose, before)    # left as it was
+
+
+@needs_numba
+def test_kernel_result_is_finish_s_and_at_a_limit_names_the_joint(panda):
+    """
+    The pose kernel's answer strictly inside the limits skips IKSolver._finish: the same result.
+
+    The kernel tests the place of its answer against _finish's bounds (M_INSIDE); an answer at
+    a limit goes through _finish, which names the joint (clamped_joints) as the NumPy backend
+    does.
+    """
+    import dataclasses
+    robot, _ = panda
+    tip = 'panda_link8'
+    fast = IKSolver(robot, tip, backend='numba', timeout=NO_TIME_LIMIT)
+    ref = IKSolver(robot, tip, backend='numpy', timeout=NO_TIME_LIMIT)
+    rng = np.random.default_rng(8)
+    inside = 0
+    for _ in range(20):
+        goal = robot.forward_kinematics(random_q(robot, rng), tip)
+        res = fast.solve(goal, seed=random_q(robot, rng))
+        assert res.success
+        inside += res.clamped_joints == []
+        again = fast._finish(res.q, res.status, (res.residual_norms, res.lambdas, res.ranks,
+                                                 res.min_singular_values), res.iterations,
+                             res.restarts, 0.0, [], wrapped=True)
+        mine, theirs = dataclasses.asdict(res), dataclasses.asdict(again)
+        for d in (mine, theirs):
+            del d['solve_time'], d['q']
+        assert mine == theirs
+        assert again.q.tobytes() == res.q.tobytes()
+    assert inside >= 15
+    at_limit = random_q(robot, rng)
+    at_limit[3] = robot.upper[3]                       # panda_joint4 at its upper limit
+    goal = robot.forward_kinematics(at_limit, tip)
+    a, b = ref.solve(goal, seed=at_limit), fast.solve(goal, seed=at_limit)
+    assert a.success and b.success and b.iterations == 0
+    assert a.clamped_joints == b.clamped_joints == [robot.joint_names[3]]
+    assert b.q.tobytes() == at_limit.tobytes()
 
 
 @needs_numba
