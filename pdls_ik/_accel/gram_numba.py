@@ -30,10 +30,11 @@ inertia: no eigenvalue below ρ (1 − CERTIFY), so ρ is the smallest to that r
 and ρ ≥ λ_min by Rayleigh). The error of the Gram matrix grows as κ(A)²: for an ill-conditioned
 A (κ ≳ 300, :data:`GRAM_MIN_RATIO`), a σ_min at the rank cut, or an iteration that does not settle,
 :func:`gram_rayleigh` declines and the caller runs the Jacobi SVD (the same step to rounding).
-Most steps need only a bound on σ_min: that the Gram matrix suits the step, and (automatic λ)
-that σ_min ≥ ‖ê‖ / θ_diff_max_mag, so λ = 0. One more Cholesky factorization certifies both
-(:func:`gram_above`), and the Rayleigh iteration runs only when the bound fails, or once for the
-σ_min reported of a solve's last step.
+Most steps need only bounds on σ_min: that the Gram matrix suits the step, and (automatic λ,
+d = ‖ê‖ / θ_diff_max_mag) that σ_min ≥ d, so λ = 0, or that σ_min ≤ d / 2, so λ = d / 2. One
+or three more Cholesky factorizations certify them (:func:`gram_above`), and the Rayleigh
+iteration runs only when σ_min lies between (λ = √(σ_min (d − σ_min))) or near the floor, or
+once for the σ_min reported of a solve's last step.
 """
 from __future__ import annotations
 

@@ -302,8 +302,14 @@ def priority_step(levels, theta, box, options, clamps, with_posture, out):
                 # σ_min² above the Gram floor (and above d²: automatic λ = 0) decides the step
                 # without σ_min itself, which is found once, for the last step (SIGMA_PENDING)
                 floor = max(GRAM_MIN_RATIO * trace, cut * cut)
+                half = 0.25 * d * d
                 if gram_above(Gs, min(m, k), floor if lam >= 0.0 else max(floor, d * d)):
                     smin, lam = SIGMA_PENDING, max(lam, 0.0)
+                elif lam < 0.0 and half > floor and not gram_above(Gs, min(m, k), half) and \
+                        gram_above(Gs, min(m, k), floor):
+                    # floor < σ_min² ≤ d² / 4: the automatic λ is d / 2 (saturated), decided
+                    # by two bounds, as λ = 0 above (far from the goal: half of all steps)
+                    smin, lam = SIGMA_PENDING, 0.5 * d
                 else:
                     smin = gram_rayleigh(Gs, min(m, k), k >= m, cut, trace, gv)
                     if smin > 0.0:
