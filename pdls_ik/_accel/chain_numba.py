@@ -60,14 +60,21 @@ def pose_jacobian(q, ch, T, J, P):
     J[:, :] = 0.0
     for k in range(m):
         th = (q[qidx[k]] if qidx[k] < n else 0.0) * mult[k] + offset[k]
-        s, c1 = math.sin(th), 1.0 - math.cos(th)
-        for i in range(16):         # A (4, 4), row-major, held in T until the end
-            T[i // 4, i % 4] = basis[k, 0, i] + s * basis[k, 1, i] + c1 * basis[k, 2, i] \
-                + th * basis[k, 3, i]
+        # A's rows 0–2 (row-major, held in T until the end; its last row is (0, 0, 0, 1)): the
+        # sin and 1 − cos terms of a revolute joint, the θ term of the others (the remaining
+        # basis terms are zero: the same values)
+        if revolute[k]:
+            s, c1 = math.sin(th), 1.0 - math.cos(th)
+            for i in range(12):
+                T[i // 4, i % 4] = basis[k, 0, i] + s * basis[k, 1, i] + c1 * basis[k, 2, i]
+        else:
+            for i in range(12):
+                T[i // 4, i % 4] = basis[k, 0, i] + th * basis[k, 3, i]
         for r in range(3):
             p0, p1, p2, p3 = P[r, 0], P[r, 1], P[r, 2], P[r, 3]
-            for c in range(4):
-                P[r, c] = p0 * T[0, c] + p1 * T[1, c] + p2 * T[2, c] + p3 * T[3, c]
+            for c in range(3):
+                P[r, c] = p0 * T[0, c] + p1 * T[1, c] + p2 * T[2, c]
+            P[r, 3] = p0 * T[0, 3] + p1 * T[1, 3] + p2 * T[2, 3] + p3
         a0 = P[0, 0] * axis[k, 0] + P[0, 1] * axis[k, 1] + P[0, 2] * axis[k, 2]
         a1 = P[1, 0] * axis[k, 0] + P[1, 1] * axis[k, 1] + P[1, 2] * axis[k, 2]
         a2 = P[2, 0] * axis[k, 0] + P[2, 1] * axis[k, 1] + P[2, 2] * axis[k, 2]
