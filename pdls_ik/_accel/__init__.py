@@ -37,7 +37,7 @@ the time budget and the output/work arrays; each kernel's docstring gives its la
 tuples, not NamedTuples: numba types a plain tuple at call time as fast as flat arguments
 (~3.5 µs for a call with 30 values), a NamedTuple ~3× slower, measured. The one-shot pose kernel
 keeps its constant tuples and work arrays in a numba structref built once per solver
-(``ik_solver_numba.PoseState``), typed as one object at a call: ~0.8 µs for its call, ~0.2 µs
+(``ik_solver_numba.PoseState``), typed as one object at a call: ~0.8 µs for its call, ~0.4 µs
 through its compiled entry point (:func:`compiled_entry`).
 """
 from __future__ import annotations
