@@ -106,10 +106,11 @@ def compiled_entry(dispatcher, args):
     A dispatcher types every argument of every call to pick its compiled version (~0.1 µs an
     array, ~0.5 µs a structref); a kernel always called with arguments of the same types can
     skip that by calling the version itself. The caller must then pass exactly those types:
-    arrays of the same dtype, dimension, layout and writability (an array of other types is
-    misread, not converted), Python ints and floats for int64 and float64. ``args`` must have
-    been passed to the dispatcher once (that call compiled or loaded the version). Returns the
-    dispatcher itself when numba does not keep that version by those types.
+    arrays of the same dtype, dimension and layout (an array of other types is misread, not
+    converted; a read-only one is taken as it is, so the kernel must not write to it), Python
+    ints and floats for int64 and float64. ``args`` must have been passed to the dispatcher once
+    (that call compiled or loaded the version). Returns the dispatcher itself when numba does
+    not keep that version by those types.
     """
     import numba
     try:

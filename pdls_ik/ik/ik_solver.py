@@ -348,14 +348,17 @@ class IKSolver:
             notes.append(f'{label} clamped into joint limits ({names})')
         return np.clip(arr, self.lower, self.upper)
 
-    def _kernel_vector(self, q) -> Optional[Array]:
+    def _kernel_vector(self, q, own: bool = True) -> Optional[Array]:
         """
-        Return q as a float C array (n,) of its own, for a kernel's checks, or None.
+        Return q as a float64 C array (n,), for a kernel's checks, or None.
 
+        ``own``: a copy of its own (for a kernel called through numba's dispatcher, which
+        compiles anew for a read-only or strided array); else q itself when it already is such
+        an array (for a kernel called through its compiled entry point, which only reads it).
         None when q is not n numbers: :meth:`_check_q` then raises its error.
         """
         try:
-            arr = np.array(q, dtype=float)
+            arr = np.array(q, dtype=float) if own else np.ascontiguousarray(q, dtype=float)
         except (TypeError, ValueError):
             return None
         return arr if arr.shape == (self.n,) else None
@@ -570,14 +573,11 @@ class IKSolver:
         if seed is None:
             start = self._default_start
         else:
-            try:
-                start = np.ascontiguousarray(seed, dtype=float)
-            except (TypeError, ValueError):
-                start = None
-            if start is not None and start.shape == (n,):
-                flags |= CHECK_SEED
-            else:
+            start = self._kernel_vector(seed, own=False)
+            if start is None:
                 start = self._check_q(seed, 'seed', notes, turn=True)
+            else:
+                flags |= CHECK_SEED
         best = None                     # (q, status, metrics list) of the best call
         iterations = restarts = first = 0
         seeds = self._first_seeds
