@@ -23,9 +23,8 @@ limiting loop with the periodic variables turned through their limits, Δθ clam
 ``theta_diff_max_mag``), the adaptive step size (slow-down / speed-up of the residual clamps),
 divergence check with revert, stall, iteration and time budgets (the clock, :func:`now`, is read
 every eighth iteration), the best iterate (norms within rounding tie: the earlier stays), and
-IKSolver's restart monitor (:data:`pdls_ik.ik.restarts.RESTART_WINDOW`,
-:data:`pdls_ik.ik.restarts.RESTART_RATIO`) with restarts from IKSolver's table of random seeds
-(:class:`pdls_ik.ik.restarts.SeedTable`).
+IKSolver's restart monitor (:data:`pdls_ik.ik.restarts.RESTART_MONITOR`) with restarts from
+IKSolver's table of random seeds (:class:`pdls_ik.ik.restarts.SeedTable`).
 
 Not covered (the NumPy path handles them): extra tasks, posture, inequality rows, line searches,
 ``limit_strategy="pgs"``, a free rotation about a tool axis, a base below moving joints of the
@@ -182,6 +181,27 @@ def _place(theta, lower, upper, continuous, periodic):
 
 
 @numba.njit(cache=True, inline='always')
+def monitor_window(theta, lower, upper, free, lock_idx, held, monitor):
+    """
+    Return the restart monitor's (window, ratio) at θ (as ``PoseProblem.converged``).
+
+    monitor = (window, ratio, limit_window, limit_ratio): the second pair while the locks are
+    held (``held``) and a free variable that is not locked (not in lock_idx) is at one of its
+    limits (limit_window 0: never).
+    """
+    window, ratio, limit_window, limit_ratio = monitor
+    if limit_window > 0 and held:
+        for j in range(theta.shape[0]):
+            if free[j] and (theta[j] <= lower[j] or theta[j] >= upper[j]):
+                locked = False
+                for i in range(lock_idx.shape[0]):
+                    locked = locked or lock_idx[i] == j
+                if not locked:
+                    return limit_window, limit_ratio
+    return window, ratio
+
+
+@numba.njit(cache=True, inline='always')
 def residual_errors(e6, wp, wo, rows):
     """Unweighted (position [m], orientation [rad]) errors of a weighted residual."""
     pos = math.sqrt(e6[0] ** 2 + e6[1] ** 2 + e6[2] ** 2) / wp
@@ -232,7 +252,8 @@ def solve_local(theta0, ch, bounds, pose, locks, options, budget, out, lw):
     The arguments (see :class:`PoseKernel`): ch, the chain tuple (:mod:`.chain_numba`);
     bounds = (lower, upper, free, continuous, periodic); pose = (target, wp, wo, rows, tol_p,
     tol_o); locks = (lock_idx, lock_values, lock_cont, lock_w, lock_tol); options = (lam_fixed,
-    tmax, svd_tol, residual_tol, max_iterations, window, ratio, aim): tmax the clamp of ‖Δθ‖
+    tmax, svd_tol, residual_tol, max_iterations, window, ratio, limit_window, limit_ratio, aim):
+    the restart monitor (:func:`monitor_window`), tmax the clamp of ‖Δθ‖
     (``theta_diff_max_mag``), aim the step norm the automatic λ aims at (its product with
     ``auto_lambda_theta_diff_max_mag_scale``); budget = (deadline, min_iterations); out = (theta,
     best, metrics).
@@ -240,7 +261,8 @@ def solve_local(theta0, ch, bounds, pose, locks, options, budget, out, lw):
     lower, upper, free, continuous, periodic = bounds
     target, wp, wo, rows, tol_p, tol_o = pose
     lock_idx, lock_values, lock_cont, lock_w, lock_tol = locks
-    lam_fixed, tmax, svd_tol, residual_tol, max_iterations, window, ratio, aim = options
+    lam_fixed, tmax, svd_tol, residual_tol, max_iterations = options[:5]
+    window, ratio, limit_window, limit_ratio, aim = options[5:]
     deadline, min_iterations = budget
     theta, best, metrics = out
     n, L = theta0.shape[0], lock_idx.shape[0]
@@ -276,7 +298,10 @@ def solve_local(theta0, ch, bounds, pose, locks, options, budget, out, lw):
         elif window > 0:        # the restart monitor, on the pose residual
             history[h] = norm
             h += 1
-            if h > window and history[h - 1] > ratio * history[h - 1 - window]:
+            w, r = monitor_window(theta, lower, upper, free, lock_idx,
+                                  locks_held(eL, lock_tol * lock_w),
+                                  (window, ratio, limit_window, limit_ratio))
+            if h > w and history[h - 1] > r * history[h - 1 - w]:
                 status = STUCK
                 break
         top = norm_l if L else norm
@@ -560,8 +585,9 @@ class PoseKernel:
     :param linkage, tip, base: the solver's chain (a base above the tip, or joined to it by fixed
         joints). chain_idx: (k,) indices of the variables that restart seeds replace.
     :param position_only: 3 position rows instead of the 6 pose rows.
-    :param config: the solver's :class:`pdls_ik.config.IKConfig`; monitor: (window, ratio) of the
-        restart monitor, used when ``config.random_restarts``.
+    :param config: the solver's :class:`pdls_ik.config.IKConfig`; monitor: (window, ratio,
+        window at a limit, ratio at a limit) of the restart monitor, used when
+        ``config.random_restarts``.
     :param free: (n,) bool, the variables the solver moves.
     :param periodic: (n,) bool, the variables turned through their limits
         (:func:`pdls_ik.model.joint_vector.periodic_variables`).
@@ -599,7 +625,7 @@ class PoseKernel:
         #: the metrics indices (norm, λ, rank, σ_min) of each level, highest first
         self._level_rows = ([(M_LOCK_NORM, M_LOCK_LAMBDA, M_LOCK_RANK, M_LOCK_SIGMA)]
                             if locks is not None else []) + [(M_NORM, M_LAMBDA, M_RANK, M_SIGMA)]
-        monitor = tuple(monitor) if config.random_restarts else (0, 1.0)
+        monitor = tuple(monitor) if config.random_restarts else (0, 1.0, 0, 1.0)
         self.target = np.eye(4) if goal is None else goal
         #: the metrics of the last solve (``M_*``) and its start configuration (n,) (the seed
         #: as checked and wrapped), shared with the kernel state

@@ -42,8 +42,9 @@ from pdls_ik._accel.chain_numba import chain_tuple
 from pdls_ik._accel.collision_numba import (collision_tuple, collision_work, self_collision_rows,
                                             task_tuple)
 from pdls_ik._accel.ik_solver_numba import (CONVERGED, evaluate, lock_residual, MAX_ITERATIONS,
-                                            MAX_TIME, now, OPTION_DEFAULTS, place,
-                                            residual_errors, STALLED, STATUS_NAMES, STUCK)
+                                            MAX_TIME, monitor_window, now, OPTION_DEFAULTS,
+                                            place, residual_errors, STALLED, STATUS_NAMES,
+                                            STUCK)
 from pdls_ik._accel.levels_numba import (adapt_levels, improves_levels, inequality_step,
                                          inequality_work)
 from pdls_ik._accel.step_numba import lock_arrays, locks_held
@@ -130,7 +131,8 @@ def solve_local(theta0, ch, bounds, pose, locks, coll, options, budget, out, lw)
     tol_o); locks = (lock_idx, lock_values, lock_cont, lock_w, lock_tol); coll = (tree, shapes,
     task, tol_c, tolerances (3,), present (3,)): the collision arrays and task, its tolerance
     [m], the levels' tolerances (best iterate, slow-down floors) and which levels the problem
-    has; options = (lam_fixed, tmax, svd_tol, residual_tol, max_iterations, window, ratio);
+    has; options = (lam_fixed, tmax, svd_tol, residual_tol, max_iterations, window, ratio,
+    limit_window, limit_ratio) (the restart monitor: :func:`.ik_solver_numba.monitor_window`);
     budget = (deadline, min_iterations); out = (theta, best, metrics (``M_*``)); lw:
     :func:`_local_work`. Returns (status code, iterations).
     """
@@ -138,8 +140,8 @@ def solve_local(theta0, ch, bounds, pose, locks, coll, options, budget, out, lw)
     wp, wo, rows, tol_p, tol_o = pose[1], pose[2], pose[3], pose[4], pose[5]
     lock_w, lock_tol = locks[3], locks[4]
     tols, present = coll[4], coll[5]
-    lam_fixed, tmax, svd_tol, max_iterations, window, ratio = options[0], options[1], \
-        options[2], options[4], options[5], options[6]
+    lam_fixed, tmax, svd_tol, max_iterations, window = options[0], options[1], options[2], \
+        options[4], options[5]
     deadline, min_iterations = budget
     theta, best, metrics = out
     ev, cw, wk, dtheta, nxt, history, lm, rc, last_norms, clamps, best_key, shift = lw
@@ -175,7 +177,9 @@ def solve_local(theta0, ch, bounds, pose, locks, coll, options, budget, out, lw)
         elif window > 0:        # the restart monitor: pose residual + unmet violation
             history[h] = norms[2] + violation
             h += 1
-            if h > window and history[h - 1] > ratio * history[h - 1 - window]:
+            w, r = monitor_window(theta, lower, upper, free, locks[0],
+                                  locks_held(eL, lock_tol * lock_w), options[5:])
+            if h > w and history[h - 1] > r * history[h - 1 - w]:
                 return STUCK, iteration
         if have_step and last_applied < 1e-12 and not (rc[0] or rc[1] or rc[2]):
             return STALLED, iteration
@@ -370,7 +374,8 @@ class CollisionPoseKernel:
     :param solver: the :class:`pdls_ik.IKSolver` (its chain, frame, locks, free and periodic
         variables, restart sampling variables, options and level tolerances).
     :param periodic: (n,) bool, the variables turned through their limits.
-    :param monitor: (window, ratio) of the restart monitor.
+    :param monitor: (window, ratio, window at a limit, ratio at a limit) of the restart
+        monitor.
     :param lock_tol: a locked joint is held within lock_tol · weight of its value.
     """
 
@@ -385,7 +390,7 @@ class CollisionPoseKernel:
                        np.ascontiguousarray(periodic, dtype=np.bool_))
         self.chain_idx = np.asarray(solver._sample_variables, dtype=np.int64)
         self.weights = (cfg.position_weight, cfg.orientation_weight)
-        monitor = tuple(monitor) if cfg.random_restarts else (0, 1.0)
+        monitor = tuple(monitor) if cfg.random_restarts else (0, 1.0, 0, 1.0)
         #: (q, largest violation [m]) of the last result of this kernel or of the solver's
         #: tracking kernel: :meth:`task_errors` of that same q costs nothing
         self.known = None

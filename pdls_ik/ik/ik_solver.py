@@ -45,8 +45,8 @@ from pdls_ik.config import IKConfig
 from pdls_ik.errors import ConfigError, InputError, JointError, LinkError
 from pdls_ik.ik.pose_problem import LOCK_TOL, PoseProblem
 from pdls_ik.ik.restarts import (CHECK_GOAL, CHECK_SEED, FIRST_SOLVE_MIN_ITERATIONS,
-                                 GOAL_UNCHECKED, MAX_SEEDS, RESTART, RESTART_RATIO,
-                                 RESTART_WINDOW, SEED_BLOCK, seed_order, SeedTable,
+                                 GOAL_UNCHECKED, MAX_SEEDS, RESTART, RESTART_MONITOR,
+                                 SEED_BLOCK, seed_order, SeedTable,
                                  USE_START)
 from pdls_ik.ik.task_levels import LevelStack
 from pdls_ik.ik.task_problem import moved_variables, pdls_options, resolve_tasks
@@ -242,8 +242,14 @@ class IKSolver:
         level = next(k for k, g in enumerate(stack.groups) if self.frame in g)
         rows = stack.rows[level][stack.groups[level].index(self.frame)]
         self.level_names = stack.names
+        #: the restart monitor (:data:`RESTART_MONITOR`, measured on pose goals; with extra
+        #: tasks, whose solves slide along their margins, without its window at a limit)
+        self._monitor = RESTART_MONITOR if not extra else RESTART_MONITOR[:2] + (0, 1.0)
+        watched = free.copy()     # the restart monitor's limits: moved, not locked
+        if self.locks is not None:
+            watched[self.locks.indices] = False
         self._problem = PoseProblem(stack, self.frame, level, rows, self.locks, self.continuous,
-                                    extra=extra)
+                                    extra=extra, limits=(self.lower, self.upper, watched))
         self._track_problem = TrackProblem(stack, self.frame, level, rows, self.locks,
                                            self.continuous, extra=extra)
         # a one-shot pose solve's automatic damping aims beyond the step clamp
@@ -282,14 +288,14 @@ class IKSolver:
         if self.backend == 'numba' and extra:      # the self-collision level, compiled
             from pdls_ik._accel.pose_problem_numba import CollisionPoseKernel
             from pdls_ik._accel.track_collision_numba import CollisionTrackKernel
-            self._kernel = CollisionPoseKernel(self, periodic, (RESTART_WINDOW, RESTART_RATIO),
+            self._kernel = CollisionPoseKernel(self, periodic, self._monitor,
                                                LOCK_TOL)
             self._track_kernel = CollisionTrackKernel(self, LOCK_TOL)
         elif self.backend == 'numba':
             from pdls_ik._accel.ik_solver_numba import PoseKernel
             from pdls_ik._accel.track_problem_numba import TrackKernel
             self._kernel = PoseKernel(linkage, tip, base, self.chain_variables,
-                                      free_orientation, cfg, (RESTART_WINDOW, RESTART_RATIO),
+                                      free_orientation, cfg, self._monitor,
                                       free, periodic, self.locks, LOCK_TOL,
                                       goal=self.frame.target_pose, tips=self._seed_tips,
                                       inside=self._inside)
@@ -520,7 +526,7 @@ class IKSolver:
                 max_time=max(remaining, 1e-6),
                 min_iterations=FIRST_SOLVE_MIN_ITERATIONS if restarts == 0 else 0)
             if self.config.random_restarts:
-                problem.start(RESTART_WINDOW, RESTART_RATIO)
+                problem.start(*self._monitor)
             res = pdls.solve(problem, q0, self.lower, self.upper, opts)
             if problem.stuck:
                 res.status = 'stalled'

@@ -46,8 +46,12 @@ class PoseProblem(TaskProblem):
     posture_variation = None
 
     def __init__(self, stack: LevelStack, frame: FrameTask, frame_level: int, frame_rows: slice,
-                 locks: Optional[JointLockTask], continuous: Array, extra: Sequence[Task] = ()):
+                 locks: Optional[JointLockTask], continuous: Array, extra: Sequence[Task] = (),
+                 limits: Optional[Tuple[Array, Array, NDArray[np.bool_]]] = None):
         super().__init__(stack, continuous, counted=extra)
+        #: (lower, upper, watched): the monitor's window at a limit applies while a watched
+        #: variable (moved by the solve, not locked) is at one of its limits
+        self.limits = limits
         # θ of the last convergence test and the frame's (position, orientation) errors there
         self.last_theta: Optional[Array] = None
         self.last_errors: Tuple[float, float] = (math.inf, math.inf)
@@ -59,9 +63,16 @@ class PoseProblem(TaskProblem):
             self.lock_at = (k, stack.rows[k][stack.groups[k].index(locks)])
         self.start()
 
-    def start(self, window: int = 0, ratio: float = 1.0) -> None:
-        """Reset the progress monitor before a local solve (window 0: monitor off)."""
+    def start(self, window: int = 0, ratio: float = 1.0, limit_window: int = 0,
+              limit_ratio: float = 1.0) -> None:
+        """
+        Reset the progress monitor before a local solve (window 0: monitor off).
+
+        (limit_window, limit_ratio) replace (window, ratio) at an iterate where the locks are
+        held and a watched variable is at a limit (:attr:`limits`; limit_window 0: never).
+        """
         self.window, self.ratio, self.history, self.stuck = window, ratio, [], False
+        self.limit_window, self.limit_ratio = limit_window, limit_ratio
 
     def converged(self, theta: Array, levels) -> bool:
         """
@@ -69,7 +80,8 @@ class PoseProblem(TaskProblem):
 
         Also True (with ``self.stuck`` set) when the monitor sees the pose residual (plus the unmet
         extra tasks' weighted errors) decrease by less than the factor ``ratio`` over ``window``
-        iterations, so that a restart happens early.
+        iterations (``limit_ratio`` over ``limit_window`` while the locks are held and a watched
+        variable is at a limit), so that a restart happens early.
         """
         e = levels[self.frame_level].residual[self.frame_rows]
         pos, ori = self.frame.errors_from_residual(e)
@@ -80,14 +92,23 @@ class PoseProblem(TaskProblem):
                 hist = self.history
                 size = float(np.sqrt(e.dot(e)))
                 hist.append(size + self.violation(levels) if self._required_rows else size)
-                if len(hist) > self.window and hist[-1] > self.ratio * hist[-1 - self.window]:
+                window, ratio = self.window, self.ratio
+                if self.limit_window and self.limits is not None and self._locks_held(levels):
+                    lower, upper, watched = self.limits
+                    if np.any(watched & ((theta <= lower) | (theta >= upper))):
+                        window, ratio = self.limit_window, self.limit_ratio
+                if len(hist) > window and hist[-1] > ratio * hist[-1 - window]:
                     self.stuck = True
                     return True
             return False
-        if self.locks is not None:
-            e = levels[self.lock_at[0]].residual[self.lock_at[1]]
-            return float(np.max(np.abs(e))) <= LOCK_TOL * self.locks.weight
-        return True
+        return self._locks_held(levels)
+
+    def _locks_held(self, levels) -> bool:
+        """Whether the locked joints are within LOCK_TOL of their values (True without locks)."""
+        if self.locks is None:
+            return True
+        e = levels[self.lock_at[0]].residual[self.lock_at[1]]
+        return float(np.max(np.abs(e))) <= LOCK_TOL * self.locks.weight
 
     def violation_at(self, q: Array) -> float:
         """:meth:`TaskProblem.violation_at`, from the levels already evaluated when q is there."""

@@ -167,6 +167,44 @@ def test_restart_seed_table_is_the_generator_stream(panda):
         np.testing.assert_array_equal(table[k], rng.uniform(lo, hi))
 
 
+def test_restart_monitor_judges_sooner_while_a_joint_is_at_a_limit(panda):
+    """
+    The restart monitor's window at a limit (RESTART_MONITOR) applies only at such an iterate.
+
+    Constant residuals: stuck after RESTART_WINDOW + 1 iterates, or RESTART_LIMIT_WINDOW + 1
+    when a moved joint is at a limit; a locked joint at a limit does not count, nor does any
+    joint while the locks are not held.
+    """
+    from pdls_ik.ik.restarts import RESTART_LIMIT_WINDOW, RESTART_MONITOR, RESTART_WINDOW
+    robot, _ = panda
+    tip = 'panda_link8'
+    goal = robot.forward_kinematics(np.zeros(robot.n), tip)
+
+    def iterates_until_stuck(solver, theta):
+        problem = solver._problem
+        solver.frame.set_target(goal)
+        problem.start(*RESTART_MONITOR)
+        levels = problem.levels(theta)
+        for k in range(1, 20):
+            if problem.converged(theta, levels):
+                assert problem.stuck
+                return k
+        return None
+
+    free = IKSolver(robot, tip, backend='numpy')
+    middle = (robot.lower + robot.upper) / 2.0
+    at_limit = middle.copy()
+    at_limit[3] = robot.upper[3]
+    assert iterates_until_stuck(free, middle) == RESTART_WINDOW + 1
+    assert iterates_until_stuck(free, at_limit) == RESTART_LIMIT_WINDOW + 1
+    locked = IKSolver(robot, tip, backend='numpy', locked_joints=['panda_joint4'],
+                      locked_positions=[float(robot.upper[3])])
+    assert iterates_until_stuck(locked, at_limit) == RESTART_WINDOW + 1      # locked: no
+    unheld = IKSolver(robot, tip, backend='numpy', locked_joints=['panda_joint1'],
+                      locked_positions=[0.5])
+    assert iterates_until_stuck(unheld, at_limit) == RESTART_WINDOW + 1      # lock unmet
+
+
 def test_restart_seed_table_is_bounded_and_reused_cyclically(panda):
     from pdls_ik.ik import MAX_SEEDS
     robot, _ = panda
