@@ -181,23 +181,27 @@ def _place(theta, lower, upper, continuous, periodic):
 
 
 @numba.njit(cache=True, inline='always')
-def monitor_window(theta, lower, upper, free, lock_idx, held, monitor):
+def monitor_window(theta, lower, upper, free, lock, monitor):
     """
     Return the restart monitor's (window, ratio) at θ (as ``PoseProblem.converged``).
 
-    monitor = (window, ratio, limit_window, limit_ratio): the second pair while the locks are
-    held (``held``) and a free variable that is not locked (not in lock_idx) is at one of its
-    limits (limit_window 0: never).
+    monitor = (window, ratio, limit_window, limit_ratio): the second pair while a free variable
+    that is not locked is at one of its limits and the locks are held (limit_window 0: never);
+    lock = (lock_idx (L,), lock residual eL (L,), its tolerance): :func:`locks_held`, tested
+    only then.
     """
     window, ratio, limit_window, limit_ratio = monitor
-    if limit_window > 0 and held:
+    if limit_window > 0:
+        lock_idx, eL, tol = lock
         for j in range(theta.shape[0]):
             if free[j] and (theta[j] <= lower[j] or theta[j] >= upper[j]):
                 locked = False
                 for i in range(lock_idx.shape[0]):
                     locked = locked or lock_idx[i] == j
                 if not locked:
-                    return limit_window, limit_ratio
+                    if locks_held(eL, tol):
+                        return limit_window, limit_ratio
+                    break
     return window, ratio
 
 
@@ -298,8 +302,7 @@ def solve_local(theta0, ch, bounds, pose, locks, options, budget, out, lw):
         elif window > 0:        # the restart monitor, on the pose residual
             history[h] = norm
             h += 1
-            w, r = monitor_window(theta, lower, upper, free, lock_idx,
-                                  locks_held(eL, lock_tol * lock_w),
+            w, r = monitor_window(theta, lower, upper, free, (lock_idx, eL, lock_tol * lock_w),
                                   (window, ratio, limit_window, limit_ratio))
             if h > w and history[h - 1] > r * history[h - 1 - w]:
                 status = STUCK
@@ -667,8 +670,8 @@ class PoseKernel:
             self._state = pose_state(*self._constants, self.chain_idx, self.start, self.metrics,
                                      work, self._inside)
             start = np.clip(np.zeros(n), self.limits[0], self.limits[1])
-            # the types of every call (:meth:`solve`): float C arrays of their own, Python
-            # ints and floats
+            # the types of every call (:meth:`solve`): float64 C arrays, Python ints and
+            # floats
             args = (self._state, np.eye(4), start, np.zeros((1, self.chain_idx.size)), 0, 0.0,
                     0, USE_START, np.empty(n))
             solve_restarts(*args)

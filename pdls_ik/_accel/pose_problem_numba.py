@@ -177,8 +177,8 @@ def solve_local(theta0, ch, bounds, pose, locks, coll, options, budget, out, lw)
         elif window > 0:        # the restart monitor: pose residual + unmet violation
             history[h] = norms[2] + violation
             h += 1
-            w, r = monitor_window(theta, lower, upper, free, locks[0],
-                                  locks_held(eL, lock_tol * lock_w), options[5:])
+            w, r = monitor_window(theta, lower, upper, free, (locks[0], eL, lock_tol * lock_w),
+                                  options[5:])
             if h > w and history[h - 1] > r * history[h - 1 - w]:
                 return STUCK, iteration
         if have_step and last_applied < 1e-12 and not (rc[0] or rc[1] or rc[2]):

@@ -93,9 +93,10 @@ class PoseProblem(TaskProblem):
                 size = float(np.sqrt(e.dot(e)))
                 hist.append(size + self.violation(levels) if self._required_rows else size)
                 window, ratio = self.window, self.ratio
-                if self.limit_window and self.limits is not None and self._locks_held(levels):
+                if self.limit_window and self.limits is not None:
                     lower, upper, watched = self.limits
-                    if np.any(watched & ((theta <= lower) | (theta >= upper))):
+                    if np.any(watched & ((theta <= lower) | (theta >= upper))) and \
+                            self._locks_held(levels):
                         window, ratio = self.limit_window, self.limit_ratio
                 if len(hist) > window and hist[-1] > ratio * hist[-1 - window]:
                     self.stuck = True
