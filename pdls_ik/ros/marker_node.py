@@ -31,6 +31,7 @@ from pdls_ik.config import IKConfig
 from pdls_ik.errors import PDLSIKError
 from pdls_ik.msgs import joint_state_to_q, pose_msg, rclpy_types
 from pdls_ik.ros.spin import run_node
+from pdls_ik.ros_logic.lifetime import ExitGuard
 from pdls_ik.ros_logic.markers import RateLimiter, tip_pose
 from pdls_ik.ros_logic.robot import build_robot
 from rclpy.node import Node
@@ -167,7 +168,7 @@ class MarkersNode(Node):
 
 def main(args=None) -> int:
     """Entry point of ``pdls_ik_markers`` (0 on a clean shutdown, 1 when it cannot start)."""
-    return run_node(MarkersNode, NODE_NAME, args)
+    return run_node(MarkersNode, NODE_NAME, args, guard=ExitGuard())
 
 
 if __name__ == '__main__':

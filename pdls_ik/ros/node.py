@@ -58,6 +58,7 @@ from pdls_ik.ros_logic.controller_setup import controller_joints
 from pdls_ik.ros_logic.fk_service import compute_fk
 from pdls_ik.ros_logic.gate import CallbackGate
 from pdls_ik.ros_logic.ik_service import IKService, tip_priorities
+from pdls_ik.ros_logic.lifetime import ExitGuard
 from pdls_ik.ros_logic.loader import Loader, LOADING
 from pdls_ik.ros_logic.parameters import (apply_changes, COLLISION_PARAMETERS,
                                           COMMAND_OUT_TYPES, config_from_values, node_settings,
@@ -589,7 +590,8 @@ class PDLSIKNode(Node):
 
 def main(args=None) -> int:
     """Entry point of ``pdls_ik_node``: 0 on a clean shutdown, 1 on a bad configuration."""
-    return run_node(PDLSIKNode, NODE_NAME, args, lambda: MultiThreadedExecutor(num_threads=3))
+    return run_node(PDLSIKNode, NODE_NAME, args, lambda: MultiThreadedExecutor(num_threads=3),
+                    ExitGuard())
 
 
 if __name__ == '__main__':

@@ -19,27 +19,41 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Optional
 
 from pdls_ik.errors import PDLSIKError
+from pdls_ik.ros_logic.lifetime import ExitGuard
 import rclpy
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.logging import get_logger
 
 
 def run_node(factory: Callable[[], object], name: str, args=None,
-             executor_factory: Optional[Callable[[], object]] = None) -> int:
+             executor_factory: Optional[Callable[[], object]] = None,
+             guard: Optional[ExitGuard] = None) -> int:
     """
     Run one node until Ctrl-C or shutdown.
 
-    :return: 0 after a clean shutdown (also when Ctrl-C races the executor); 1 when the node
-        cannot start (a :class:`~pdls_ik.errors.PDLSIKError` from ``factory``, logged in one
-        line).
+    :param guard: the process's :class:`~pdls_ik.ros_logic.lifetime.ExitGuard` (a node's
+        ``main``): its signal handlers installed before ``rclpy.init``, the parent watched, and
+        its deadline armed once spinning ends, so that the process exits within
+        ``guard.grace`` seconds whatever still runs (a kernel load, a callback). None (a node
+        run inside another program, e.g. a test): none of that.
+    :return: 0 after a clean shutdown (also when Ctrl-C races the executor or comes while the
+        node is built); 1 when the node cannot start (a :class:`~pdls_ik.errors.PDLSIKError`
+        from ``factory``, logged in one line).
     """
+    if guard is not None:
+        guard.install()
     rclpy.init(args=args)
+    if guard is not None:
+        guard.watch_parent()
     try:
         node = factory()
     except PDLSIKError as exc:
         get_logger(name).fatal(f'cannot start: {exc}')
         rclpy.try_shutdown()
         return 1
+    except KeyboardInterrupt:
+        rclpy.try_shutdown()
+        return 0
     executor = executor_factory() if executor_factory else SingleThreadedExecutor()
     executor.add_node(node)
     try:
@@ -52,6 +66,8 @@ def run_node(factory: Callable[[], object], name: str, args=None,
         if rclpy.ok():
             raise
     finally:
+        if guard is not None:
+            guard.arm()
         # rclpy's MultiThreadedExecutor (Humble, Jazzy) hands callbacks to a thread pool and its
         # shutdown() neither waits for them nor stops them: it destroys the guard condition that
         # a queued callback triggers, whose task then ends in "cannot use Destroyable" printed
