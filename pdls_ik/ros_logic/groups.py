@@ -36,22 +36,28 @@ from pdls_ik.msgs.moveit import ErrorCode, RequestError
 CONFIGURED_GROUP = ''
 
 
-def chain_group(linkage, base_link: str, tip_link: str) -> ResolvedGroup:
+def chain_group(linkage, base_link: str, *tip_links: str) -> ResolvedGroup:
     """
-    Return the group of the joints on the path from ``base_link`` to ``tip_link``.
+    Return the group of the joints on the paths from ``base_link`` to each of ``tip_links``.
+
+    Its default tip (``tip_link``) is the first of ``tip_links``; its ``chain_tips`` all of
+    them, in order.
 
     :raises LinkError: unknown link.
     """
-    chain = linkage.chain(tip_link, base_link)
-    variables = np.flatnonzero(np.any(chain.select != 0.0, axis=0))
-    records = sorted(chain.path_joints)
+    chains = [linkage.chain(tip, base_link) for tip in tip_links]
+    moving = np.zeros(linkage.n, dtype=bool)
+    for chain in chains:
+        moving |= np.any(chain.select != 0.0, axis=0)
+    variables = np.flatnonzero(moving)
+    records = sorted(set().union(*(chain.path_joints for chain in chains)))
     links = [linkage.link_names[linkage.joints[k].child] for k in records]
     return ResolvedGroup(
         name=CONFIGURED_GROUP, joint_names=tuple(linkage.joints[k].name for k in records),
         variables=variables.astype(np.int64),
         variable_names=tuple(linkage.joint_names[i] for i in variables),
-        link_names=tuple(links), tip_link=tip_link, base_link=base_link,
-        chain_tips=(tip_link,))
+        link_names=tuple(links), tip_link=tip_links[0], base_link=base_link,
+        chain_tips=tuple(dict.fromkeys(tip_links)))
 
 
 class Groups:

@@ -18,16 +18,19 @@ The ``~/compute_ik`` answer (moveit_msgs/srv/GetPositionIK semantics), without R
 Steps and their MoveIt error codes, in MoveIt's order (move_group's ``computeIK``):
 
 1. ``group_name`` selects the group (:mod:`pdls_ik.ros_logic.groups`): unknown ->
-   INVALID_GROUP_NAME naming it.
+   INVALID_GROUP_NAME naming it. Each ``ik_link_name(s)`` ("" -> the group's tip) must be a
+   link of the model and, with a group named, a link that a joint of the group moves (MoveIt's
+   rule), else INVALID_LINK_NAME. Without ``group_name`` the configured chain is no limit: any
+   link a joint moves relative to the base link is a tip, and the group is the chains from the
+   base link to the tips (a hand on another branch of the robot solves its own chain).
 2. Seed: ``robot_state.joint_state`` (joints it lacks: the node's current state; names the model
    lacks, e.g. mimic joints, are skipped); NaN/inf -> INVALID_ROBOT_STATE. A group joint outside
    its limits is clamped into them and named in the reply's message: MoveIt accepts such a seed
    too and its solvers (KDL clips every step into the limits) answer within the limits. Joints
    outside the group are never moved: the reply carries them as given.
-3. Targets: each ``ik_link_name(s)`` ("" -> the group's tip) must be a link that a joint of the
-   group moves, else INVALID_LINK_NAME; each pose's frame must be a link of the model, "" or the
-   SRDF's model frame, else FRAME_TRANSFORM_FAILURE (a goal in a moving link is placed with the
-   seed's joint values, as MoveIt does).
+3. Targets: each pose's frame must be a link of the model, "" or the SRDF's model frame, else
+   FRAME_TRANSFORM_FAILURE (a goal in a moving link is placed with the seed's joint values, as
+   MoveIt does).
 4. Solve: one tip whose chain from the group's base is exactly the group -> the cached
    :class:`~pdls_ik.ik.IKSolver` (compiled kernels); otherwise (several tips, a group that is not
    one chain, a posture state) a :class:`~pdls_ik.ik.task_solver.TaskSolver` with one
@@ -73,7 +76,7 @@ from pdls_ik.msgs.joint_state import match_joint_positions
 from pdls_ik.msgs.moveit import ErrorCode, IKServiceReply, IKServiceRequest, RequestError
 from pdls_ik.ros_logic.collision_setup import (build_model, collision_entry, collision_text,
                                                with_collision)
-from pdls_ik.ros_logic.groups import Groups
+from pdls_ik.ros_logic.groups import chain_group, CONFIGURED_GROUP, Groups
 from pdls_ik.ros_logic.robot import Robot
 from pdls_ik.tasks import FrameTask, PostureTask
 
@@ -240,21 +243,44 @@ class IKService:
                          f"root): {', '.join(request.multi_dof_names)}")
         return given, seed
 
-    def _targets(self, request: IKServiceRequest, group: ResolvedGroup,
-                 given: Array) -> List[Tuple[str, Array]]:
-        """(tip link, (4, 4) goal in the base link) of every target."""
-        linkage, out = self._robot.linkage, []
-        for target in request.targets:
-            link = target.link or group.tip_link
-            label = target.field.replace('pose_stamped', 'ik_link_name')
+    def _group(self, request: IKServiceRequest) -> Tuple[ResolvedGroup, List[str]]:
+        """
+        (group whose joints move, tip link of every target) of a request.
+
+        A named group as MoveIt resolves it, every tip moved by one of its joints; no group
+        named: the chains from the base link to the tips (any link a joint moves relative to
+        the base).
+        """
+        robot = self._robot
+        linkage, base = robot.linkage, robot.base_link
+        named = request.group_name != CONFIGURED_GROUP
+        group = self._groups.get(request.group_name)
+        labels = [target.field.replace('pose_stamped', 'ik_link_name')
+                  for target in request.targets]
+        links = [target.link or group.tip_link for target in request.targets]
+        for label, link in zip(labels, links):
             try:
                 linkage.link_index(link)
             except LinkError as exc:
                 raise RequestError(ErrorCode.INVALID_LINK_NAME, f'{label}: {exc}') from None
-            if not group.moves(linkage, link, self._robot.base_link):
-                raise RequestError(ErrorCode.INVALID_LINK_NAME,
-                                   f"{label}: link '{link}' is not moved by the joints of group "
-                                   f"'{group.name}' ({', '.join(group.variable_names)})")
+        if not named:
+            group = chain_group(linkage, base, *links)
+        for label, link in zip(labels, links):
+            if group.moves(linkage, link, base):
+                continue
+            if named:
+                why = (f"is not moved by the joints of group '{group.name}' "
+                       f"({', '.join(group.variable_names)})")
+            else:
+                why = f"is not moved by any joint relative to the base link '{base}'"
+            raise RequestError(ErrorCode.INVALID_LINK_NAME, f"{label}: link '{link}' {why}")
+        return group, links
+
+    def _targets(self, request: IKServiceRequest, links: List[str],
+                 given: Array) -> List[Tuple[str, Array]]:
+        """(tip link, (4, 4) goal in the base link) of every target, frames placed at given."""
+        out = []
+        for target, link in zip(request.targets, links):
             try:
                 out.append((link, pose_in_base(self._groups, target.pose, given)))
             except LinkError as exc:
@@ -293,7 +319,7 @@ class IKService:
     def _chain_solver(self, group: ResolvedGroup, tip: str, avoid: bool
                       ) -> Optional[IKSolver]:
         """Return the cached IKSolver of ``tip`` from the group base if its chain is the group."""
-        key = (group.name, tip, avoid)
+        key = (group.name, tip, avoid)     # no group named: the group is the tip's chain
         if key not in self._solvers:
             solver = None
             try:
@@ -355,9 +381,9 @@ class IKService:
         if request.constraints:
             notes.append(f'ik_request.constraints not applied ({request.constraints} '
                          f'constraints): pdls_ik solves the poses only')
-        group = self._groups.get(request.group_name)
+        group, links = self._group(request)
         given, seed = self._seed(request, group, np.asarray(current_q(), dtype=float), notes)
-        targets = self._targets(request, group, given)
+        targets = self._targets(request, links, given)
         solver = None
         if len(targets) == 1 and self._posture is None:
             solver = self._chain_solver(group, targets[0][0], avoid)

@@ -19,9 +19,10 @@ from msgs_support import default_msg, roundtrip, store  # noqa: F401
 import numpy as np
 from pdls_ik.config import IKConfig
 from pdls_ik.model.collision import collision_model
+from pdls_ik.model.srdf import load_srdf
 from pdls_ik.msgs import duration_msg, joint_state, pose_stamped
 from pdls_ik.msgs.moveit import ErrorCode, ik_request_from_msg, ik_response
-from pdls_ik.resources import bundled_urdf
+from pdls_ik.resources import bundled_srdf, bundled_urdf
 from pdls_ik.ros_logic.collision_setup import CollisionSettings
 from pdls_ik.ros_logic.ik_service import COLLISIONS_CHECKED, IKService
 from pdls_ik.ros_logic.robot import build_robot
@@ -32,7 +33,7 @@ Q_GOAL = np.array([0.4, -0.3, 0.3, -2.2, 0.2, 1.9, 0.5, 0.0])
 
 
 def _request(ts, types, pose, frame='panda_link0', link='', seed=None, timeout=5.0,
-             avoid_collisions=False):
+             avoid_collisions=False, group=''):
     """
     Build a GetPositionIK request.
 
@@ -41,7 +42,7 @@ def _request(ts, types, pose, frame='panda_link0', link='', seed=None, timeout=5
     """
     msg = default_msg(ts, 'moveit_msgs/srv/GetPositionIK_Request')
     req = msg.ik_request
-    req.group_name, req.ik_link_name = '', link      # "": the configured chain (no SRDF)
+    req.group_name, req.ik_link_name = group, link      # "": no group named
     req.pose_stamped = pose_stamped(types, pose, frame)
     if seed is not None:
         req.robot_state.joint_state = joint_state(types, *seed)
@@ -179,3 +180,86 @@ def test_avoid_collisions_without_collision_geometry(store):  # noqa: F811
     assert reply.code == ErrorCode.SUCCESS, reply.message
     assert "avoid_collisions: nothing to check (parameter 'collision_model'" in reply.message
     assert 'no usable <collision> geometry' in reply.message
+
+
+# ---------------------------------------------- no group named: any link is a tip (issue 29)
+#: left-arm joint values of the bimanual robot whose left tool pose is the goal
+Q_LEFT = {'l_shoulder_pan': 0.5, 'l_shoulder_lift': -0.6, 'l_elbow': -0.9, 'l_wrist_roll': 0.3}
+#: right-arm joint values sent in the request's robot state (held: not on the left chain)
+Q_RIGHT = {'r_shoulder_pan': -0.4, 'r_shoulder_lift': 0.2, 'r_elbow': -0.7, 'r_wrist_roll': -0.1}
+
+
+def _bimanual(base_link, srdf=False):
+    """Return the bimanual robot configured for the right tool (and its SRDF or None)."""
+    robot = build_robot(bundled_urdf('bimanual').read_text(),
+                        IKConfig(base_link=base_link, tip_link='r_tool'))
+    return robot, (load_srdf(bundled_srdf('bimanual')) if srdf else None)
+
+
+def _positions(robot, values):
+    q = robot.default_q()
+    for name, value in values.items():
+        q[robot.joint_names.index(name)] = value
+    return q
+
+
+@pytest.mark.parametrize('base_link, srdf', [('torso', False), ('base_link', False),
+                                             ('torso', True)])
+def test_no_group_solves_a_tip_on_another_branch(store, base_link, srdf):  # noqa: F811
+    ts, types = store
+    robot, semantic = _bimanual(base_link, srdf)
+    goal = robot.linkage.forward_kinematics(_positions(robot, Q_LEFT), 'l_tool', base_link)
+    seed_q = _positions(robot, Q_RIGHT)
+    request = _request(ts, types, goal, frame=base_link, link='l_tool',
+                       seed=(robot.joint_names, seed_q))
+    reply, msg = _answer(ts, types, IKService(robot, semantic), request, robot.default_q())
+    assert reply.code == ErrorCode.SUCCESS and msg.error_code.val == 1, reply.message
+    q = np.asarray(msg.solution.joint_state.position)
+    reached = robot.linkage.forward_kinematics(q, 'l_tool', base_link)
+    assert np.linalg.norm(reached[:3, 3] - goal[:3, 3]) <= robot.config.position_tolerance
+    rotation = reached[:3, :3].T @ goal[:3, :3]
+    angle = math.acos(np.clip((np.trace(rotation) - 1.0) / 2.0, -1.0, 1.0))
+    assert angle <= robot.config.orientation_tolerance
+    # the chain from the base to the left tool moved; the right arm is as the request gave it
+    moved = [name for name, a, b in zip(robot.joint_names, q, seed_q) if a != b]
+    chain = set(Q_LEFT) | ({'torso_yaw'} if base_link == 'base_link' else set())
+    assert set(moved) <= chain and moved
+    for name in Q_RIGHT:
+        assert q[robot.joint_names.index(name)] == Q_RIGHT[name]
+
+
+def test_a_named_group_still_refuses_a_tip_it_does_not_move(store):  # noqa: F811
+    ts, types = store
+    robot, srdf = _bimanual('torso', srdf=True)
+    goal = robot.linkage.forward_kinematics(_positions(robot, Q_LEFT), 'l_tool', 'torso')
+    request = _request(ts, types, goal, frame='torso', link='l_tool', group='right_arm')
+    reply, msg = _answer(ts, types, IKService(robot, srdf), request, robot.default_q())
+    assert reply.code == ErrorCode.INVALID_LINK_NAME and msg.error_code.val == -18
+    assert reply.message == ("ik_request.ik_link_name: link 'l_tool' is not moved by the joints "
+                             "of group 'right_arm' (r_shoulder_pan, r_shoulder_lift, r_elbow, "
+                             'r_wrist_roll)')
+
+
+def test_no_group_refuses_a_tip_no_joint_moves(store):  # noqa: F811
+    ts, types = store
+    robot, _ = _bimanual('torso')
+    request = _request(ts, types, np.eye(4), frame='torso', link='torso')
+    reply, _ = _answer(ts, types, IKService(robot), request, robot.default_q())
+    assert reply.code == ErrorCode.INVALID_LINK_NAME
+    assert reply.message == ("ik_request.ik_link_name: link 'torso' is not moved by any joint "
+                             "relative to the base link 'torso'")
+
+
+def test_c13_tip_on_the_other_arm_solves_its_chain(store, case_dir):  # noqa: F811
+    """C13: a node configured torso -> r_hand answers a request for l_hand (position only)."""
+    ts, types = store
+    config = IKConfig(base_link='torso', tip_link='r_hand', position_only=True)
+    robot = build_robot((case_dir('C13') / 'twin_arms.urdf').read_text(), config)
+    goal = np.eye(4)
+    goal[:3, 3] = [0.0, 0.5, 0.0]      # shoulder at y = 0.2, hand 0.3 m out: l_shoulder = pi/2
+    request = _request(ts, types, goal, frame='torso', link='l_hand',
+                       seed=(['r_shoulder'], [0.3]))
+    reply, _ = _answer(ts, types, IKService(robot), request, robot.default_q())
+    assert reply.code == ErrorCode.SUCCESS, reply.message
+    q = dict(zip(reply.joint_names, reply.positions))
+    assert abs(q['l_shoulder'] - math.pi / 2) <= 1e-4 and q['r_shoulder'] == 0.3
