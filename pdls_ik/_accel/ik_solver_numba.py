@@ -63,10 +63,10 @@ from pdls_ik.model.chain_arrays import ChainArrays
 CONVERGED, STALLED, MAX_ITERATIONS, MAX_TIME, STUCK = 0, 1, 2, 3, 4
 STATUS_NAMES = ('converged', 'stalled', 'max_iterations', 'max_time', 'stalled')
 #: indices of the metrics vector filled by :func:`solve_restarts` (M_INSIDE: 1.0 when the answer
-#: is strictly inside the state's ``inside`` bounds)
+#: is strictly inside the state's ``inside`` bounds; M_HELD: 1.0 when its locks are held)
 (M_NORM, M_LAMBDA, M_RANK, M_SIGMA, M_POS, M_ORI, M_STEPPED, M_LOCK_NORM, M_LOCK_LAMBDA,
- M_LOCK_RANK, M_LOCK_SIGMA, M_INSIDE) = range(12)
-M_SIZE = 12
+ M_LOCK_RANK, M_LOCK_SIGMA, M_INSIDE, M_HELD) = range(13)
+M_SIZE = 13
 #: PDLSOptions defaults that IKSolver keeps and the kernel hard-codes (asserted by the tests):
 #: svd_tol, residual_tol, theta_diff_tol, divergence_factor, slowdown_factor, speedup_factor,
 #: speedup_threshold, slowdown_threshold
@@ -534,9 +534,10 @@ def restarts_into(run, ch, bounds, pose, locks, options, best_q, metrics, work):
     first local solve of the call runs at least ``min_iterations`` iterations (unless it ends
     first), however late the clock is.
 
-    Fills best_q (n,) with the attempt of smallest weighted pose error, metrics with its
-    metrics (see :func:`solve_local`); returns (its status code, iterations, local solves run
-    from seeds).
+    Fills best_q (n,) with the best attempt, metrics with its metrics (see :func:`solve_local`;
+    ``M_HELD``: its locks held); returns (its status code, iterations, local solves run from
+    seeds). Attempts are ranked as the NumPy reference ranks them: those that hold their locks
+    first, then by weighted pose error.
 
     run = (start, use_start, seeds, chain_idx, first, deadline, min_iterations, restart); work:
     :func:`restart_work`; the other arguments as in :func:`solve_local`.
@@ -545,7 +546,7 @@ def restarts_into(run, ch, bounds, pose, locks, options, best_q, metrics, work):
     target, wp, wo, rows = pose[0], pose[1], pose[2], pose[3]
     theta, best, q0, local, lw, rank = work
     q0[:] = start
-    best_score, best_status = math.inf, MAX_ITERATIONS
+    best_score, best_status, best_held = math.inf, MAX_ITERATIONS, False
     iterations = 0
     runs = 0
     row = first
@@ -567,11 +568,15 @@ def restarts_into(run, ch, bounds, pose, locks, options, best_q, metrics, work):
             q = best
             pos, ori = _pose_errors_into(best, target, ch, rows, lw[0], lw[1], lw[2], lw[3])
         score = math.hypot(pos * wp, ori * wo)
-        if score < best_score:
-            best_score, best_status = score, status
+        eL = lw[11]         # the lock residual at q (the next local solve starts its own)
+        lock_residual(q, locks[0], locks[1], locks[2], locks[3], eL)
+        held = locks_held(eL, locks[4] * locks[3])
+        if (held and not best_held) or (held == best_held and score < best_score):
+            best_score, best_status, best_held = score, status, held
             best_q[:] = q
             metrics[:] = local
             metrics[M_POS], metrics[M_ORI] = pos, ori
+            metrics[M_HELD] = 1.0 if held else 0.0
         if status == CONVERGED or not restart or now() >= deadline or row >= seeds.shape[0]:
             return best_status, iterations, runs
         q0[:] = start
@@ -706,9 +711,14 @@ class PoseKernel:
                                              min_iterations, flags, q)
         return STATUS_NAMES[status] if status >= 0 else status, iterations, runs
 
-    def score(self, m: List[float]) -> float:
-        """Weighted pose error of a metrics vector m (``M_*``, :attr:`metrics` as a list)."""
-        return math.hypot(m[M_POS] * self.weights[0], m[M_ORI] * self.weights[1])
+    def score(self, m: List[float]) -> Tuple[float, float]:
+        """
+        Rank of a metrics vector m (``M_*``, :attr:`metrics` as a list): smaller is better.
+
+        (0 when its locks are held, else 1; weighted pose error), as :func:`restarts_into`.
+        """
+        return (1.0 - m[M_HELD], math.hypot(m[M_POS] * self.weights[0],
+                                            m[M_ORI] * self.weights[1]))
 
     def outcome(self, m: List[float]) -> Tuple[Tuple[List, List, List, List], float, float,
                                                bool]:

@@ -24,8 +24,8 @@ the restart monitor on the pose residual plus the unmet collision violation) sol
 check; the adaptive step size floored at each level's tolerance; the best iterate ranked level
 by level against those tolerances), each step by
 :func:`pdls_ik._accel.levels_numba.inequality_step`; and IKSolver's loop of random restarts,
-attempts ranked by (collision violation, weighted pose error). A result in collision is not a
-success: restarts continue.
+attempts ranked by (locks held, collision violation, weighted pose error). A result in
+collision is not a success: restarts continue.
 
 ``test/_accel/test_collision_backends.py`` checks that both backends return the same answers,
 statuses and iteration counts.
@@ -54,8 +54,8 @@ from pdls_ik.tasks.self_collision_task import SelfCollisionTask
 
 #: metrics vector of a solve: per level (lock, collision, pose) norm, λ, rank, σ_min at
 #: ``M_LEVEL + 4 k``; then the pose errors, whether a step was taken, the collision violation
-M_LEVEL, M_POS, M_ORI, M_STEPPED, M_VIOLATION = 0, 12, 13, 14, 15
-M_SIZE = 16
+M_LEVEL, M_POS, M_ORI, M_STEPPED, M_VIOLATION, M_HELD = 0, 12, 13, 14, 15, 16
+M_SIZE = 17
 
 
 @numba.njit(cache=True)
@@ -235,11 +235,11 @@ def solve_restarts(run, ch, bounds, pose, locks, coll, options, best_q, metrics)
     """
     Run IKSolver.solve's loop of local solves, as :mod:`pdls_ik._accel.ik_solver_numba` does.
 
-    Attempts ranked by (collision violation, weighted pose error), as the NumPy reference ranks
-    them with extra tasks. run = (start, use_start, seeds, chain_idx, first, deadline,
-    min_iterations, restart); the other arguments as in :func:`solve_local`. Fills best_q (n,)
-    and metrics (``M_*``, errors and violation at best_q); returns (status code, iterations,
-    local solves run from seeds).
+    Attempts ranked by (locks held, collision violation, weighted pose error), as the NumPy
+    reference ranks them with extra tasks. run = (start, use_start, seeds, chain_idx, first,
+    deadline, min_iterations, restart); the other arguments as in :func:`solve_local`. Fills
+    best_q (n,) and metrics (``M_*``, errors, violation and locks held at best_q); returns
+    (status code, iterations, local solves run from seeds).
     """
     start, use_start, seeds, chain_idx, first, deadline, min_iterations, restart = run
     wp, wo, rows = pose[1], pose[2], pose[3]
@@ -248,7 +248,7 @@ def solve_restarts(run, ch, bounds, pose, locks, coll, options, best_q, metrics)
     theta, best, q0 = np.empty(n), np.empty(n), start.copy()
     local = np.empty(metrics.shape[0])
     lw = _local_work(n, locks[0].shape[0], rows, max_iterations, coll)
-    best_v, best_s, best_status = math.inf, math.inf, MAX_ITERATIONS
+    best_v, best_s, best_status, best_held = math.inf, math.inf, MAX_ITERATIONS, False
     iterations = 0
     runs = 0
     row = first
@@ -264,11 +264,14 @@ def solve_restarts(run, ch, bounds, pose, locks, coll, options, best_q, metrics)
         q = theta if status == CONVERGED or status == STUCK else best
         violation, pos, ori, worst = attempt_scores(q, ch, pose, locks, coll, lw[0], lw[1])
         score = math.hypot(pos * wp, ori * wo)
-        if violation < best_v or (violation == best_v and score < best_s):
-            best_v, best_s, best_status = violation, score, status
+        held = locks_held(lw[0][8], locks[4] * locks[3])       # the lock residual at q
+        if (held and not best_held) or (held == best_held and (
+                violation < best_v or (violation == best_v and score < best_s))):
+            best_v, best_s, best_status, best_held = violation, score, status, held
             best_q[:] = q
             metrics[:] = local
             metrics[M_POS], metrics[M_ORI], metrics[M_VIOLATION] = pos, ori, worst
+            metrics[M_HELD] = 1.0 if held else 0.0
         if (status == CONVERGED) or not restart or now() >= deadline or row >= seeds.shape[0]:
             return best_status, iterations, runs
         q0[:] = start
@@ -291,13 +294,14 @@ class CollisionAttempt(NamedTuple):
     """
     What one call of the kernel found.
 
-    ``score`` is the pair (collision violation, weighted pose error) that ranks attempts.
+    ``score`` is the triple (0 when the locks are held else 1, collision violation, weighted pose
+    error) that ranks attempts.
     """
 
     q: np.ndarray
     status: str
     metrics: Tuple[List[float], List[float], List[int], List[float]]
-    score: Tuple[float, float]
+    score: Tuple[float, float, float]
     position_error: float
     orientation_error: float
     iterations: int
@@ -435,8 +439,8 @@ class CollisionPoseKernel:
         wp, wo = self.weights
         return CollisionAttempt(q, STATUS_NAMES[status],
                                 level_lists(m, self.levels, bool(m[M_STEPPED])),
-                                (violation, math.hypot(pos * wp, ori * wo)), pos, ori,
-                                iterations, runs)
+                                (1.0 - m[M_HELD], violation, math.hypot(pos * wp, ori * wo)),
+                                pos, ori, iterations, runs)
 
     def _violation(self, worst: float):
         w, tol = self.task.weight, self.task.tolerance

@@ -516,7 +516,7 @@ class IKSolver:
         deadline = t0 + timeout
         if self._kernel is not None:
             return self._solve_compiled(start, deadline, t0, notes)
-        best, best_known, best_score = None, None, (math.inf, math.inf)
+        best, best_known, best_score = None, None, (math.inf, math.inf, math.inf)
         iterations = restarts = 0
         q0 = start
         problem = self._problem
@@ -534,8 +534,9 @@ class IKSolver:
             q = res.theta if res.converged or res.best_theta is None else res.best_theta
             # the last evaluation's errors when it was at q (no second forward kinematics)
             pos, ori = problem.last_errors if q is problem.last_theta else self.errors(q)
-            # attempts ranked by their unmet extra tasks, then by the pose
-            score = (self._problem.violation_at(q) if self.extra_tasks else 0.0,
+            # attempts ranked by their locks (held first), their unmet extra tasks, the pose
+            score = (0.0 if problem.locks_held_at(q) else 1.0,
+                     problem.violation_at(q) if self.extra_tasks else 0.0,
                      math.hypot(pos * self.frame.position_weight,
                                 ori * self.frame.orientation_weight))
             if score < best_score or best is None:

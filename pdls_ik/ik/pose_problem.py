@@ -111,6 +111,19 @@ class PoseProblem(TaskProblem):
         e = levels[self.lock_at[0]].residual[self.lock_at[1]]
         return float(np.max(np.abs(e))) <= LOCK_TOL * self.locks.weight
 
+    def locks_held_at(self, q: Array) -> bool:
+        """
+        Tell whether the locked joints are within LOCK_TOL of their values at q (n,).
+
+        True without locks; from the levels already evaluated when q is there.
+        """
+        if self.locks is None:
+            return True
+        if q is self.last_theta and self._last_levels is not None:
+            return self._locks_held(self._last_levels)
+        e, _ = self.locks.compute(q)
+        return float(np.max(np.abs(e))) <= LOCK_TOL * self.locks.weight
+
     def violation_at(self, q: Array) -> float:
         """:meth:`TaskProblem.violation_at`, from the levels already evaluated when q is there."""
         if q is self.last_theta and self._last_levels is not None:

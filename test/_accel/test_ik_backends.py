@@ -26,7 +26,9 @@ import numpy as np
 from pdls_ik import IKSolver, load_urdf
 from pdls_ik._accel import available as numba_available
 from pdls_ik.errors import ConfigError
+from pdls_ik.model.collision import collision_model
 from pdls_ik.resources import bundled_urdf
+from pdls_ik.tasks import SelfCollisionTask
 import pytest
 
 needs_numba = pytest.mark.skipif(not numba_available(),
@@ -440,3 +442,59 @@ def test_kernel_state_loads_from_numba_s_cache_in_a_new_process(panda):
     proc = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == ['0', '2']
+
+
+#: a Panda position goal at the seed's own flange, panda_joint7 (which turns the flange about its
+#: axis: it does not move panda_link8's origin) locked 5.6 rad from the seed, steps of at most
+#: 0.2 rad and 15 iterations per local solve: the first attempt cannot reach its lock (abandoned
+#: at max_iterations, at the goal), a later one from a restart seed nearer the lock converges
+LOCK_RANKING = {'position_only': True, 'max_step': 0.2, 'max_iterations': 15,
+                'position_tolerance': 1e-3, 'locked_joints': ['panda_joint7'],
+                'locked_positions': [2.8], 'timeout': NO_TIME_LIMIT}
+LOCK_SEED = np.array([0.3, -0.4, 0.2, -2.0, 0.3, 1.8, -2.8, 0.0])
+
+
+def _lock_ranking_solves(robot, backend, collision):
+    """
+    Return (the first attempt alone, the solve with restarts) of LOCK_RANKING on backend.
+
+    collision: with the self-collision level (the kernel of pose_problem_numba when compiled).
+    """
+    goal = robot.forward_kinematics(LOCK_SEED, 'panda_link8')
+    extra = [SelfCollisionTask(robot, collision_model(robot), d_min=0.01)] if collision else []
+    alone = IKSolver(robot, 'panda_link8', backend=backend, random_restarts=False,
+                     extra_tasks=extra, **LOCK_RANKING)
+    solver = IKSolver(robot, 'panda_link8', backend=backend, extra_tasks=extra, **LOCK_RANKING)
+    return alone.solve(goal, seed=LOCK_SEED), solver.solve(goal, seed=LOCK_SEED)
+
+
+@pytest.mark.parametrize('collision', [False, True])
+@pytest.mark.parametrize('backend', ['numpy', pytest.param('numba', marks=needs_numba)])
+def test_attempts_holding_their_locks_rank_first(panda, backend, collision):
+    """An attempt that holds its locks beats one nearer the goal that does not."""
+    robot, _ = panda
+    j7 = robot.joint_index('panda_joint7')
+    first, res = _lock_ranking_solves(robot, backend, collision)
+    # the first attempt: at the goal, its lock not held
+    assert not first.success and first.status == 'max_iterations'
+    assert first.position_error < 1e-9 and abs(first.q[j7] - 2.8) > 1.0
+    # a later attempt converged: returned, although its position error is the larger
+    assert res.success and res.status == 'converged' and res.restarts >= 1
+    assert res.q[j7] == 2.8
+    assert first.position_error < res.position_error <= 1e-3
+
+
+@needs_numba
+@pytest.mark.parametrize('collision', [False, True])
+def test_lock_ranking_same_answer_on_both_backends(panda, collision):
+    """
+    The same attempt is returned: same restarts, same q.
+
+    (The iteration counts may differ: the pose kernel's restart monitor also runs while the pose
+    is met and the locks are not, the NumPy reference's does not.)
+    """
+    robot, _ = panda
+    (_, a), (_, b) = (_lock_ranking_solves(robot, backend, collision)
+                      for backend in ('numpy', 'numba'))
+    assert a.success and b.success and a.restarts == b.restarts
+    np.testing.assert_allclose(b.q, a.q, atol=1e-8)
