@@ -29,6 +29,12 @@ half an hour, and a further SIGINT did not end them. :class:`ExitGuard` makes th
 - a second signal exits at once;
 - when the parent process (the launch) dies, the node gets SIGTERM: ``prctl(PR_SET_PDEATHSIG)``
   on Linux, else a thread that polls the parent's pid every :data:`PARENT_POLL` seconds.
+
+The parent watch is what the issue's harness needs: a launch sent SIGINT alone does not pass it
+on (it expects the terminal to have signalled the whole process group) and sends SIGTERM only
+``sigterm_timeout`` (5 s) later; a SIGTERM to the launch before then ends the launch at once and
+leaves its nodes unsignalled. The forced exit's line on stderr is best effort: the launch that
+read the node's output may be gone (a broken pipe must not keep the process alive).
 """
 from __future__ import annotations
 
@@ -67,15 +73,16 @@ class ExitGuard:
     The end of a node process: a deadline once stopping starts, and the parent watched.
 
     :param grace: seconds from :meth:`arm` to the forced exit.
-    :param exit: called with the exit status when the deadline passes or a second signal comes
-        (default ``os._exit``; tests give their own).
+    :param exit_process: called with the exit status when the deadline passes or a second
+        signal comes (default ``os._exit``; tests give their own).
     :param log: called with one line before a forced exit (default: to stderr).
     """
 
-    def __init__(self, grace: float = EXIT_GRACE, exit: Callable[[int], None] = os._exit,
+    def __init__(self, grace: float = EXIT_GRACE,
+                 exit_process: Callable[[int], None] = os._exit,
                  log: Optional[Callable[[str], None]] = None):
         self.grace = grace
-        self._exit = exit
+        self._exit = exit_process
         self._log = log or (lambda line: print(line, file=sys.stderr, flush=True))
         self._lock = threading.Lock()
         self._timer: Optional[threading.Timer] = None
@@ -102,8 +109,15 @@ class ExitGuard:
             self._timer.start()
 
     def _expire(self, status: int) -> None:
-        self._log(f'pdls_ik: shutdown not finished {self.grace:g} s after it started: exiting')
+        self._say(f'pdls_ik: shutdown not finished {self.grace:g} s after it started: exiting')
         self._exit(status)
+
+    def _say(self, line: str) -> None:
+        """Log one line; a closed or broken output (the launch reading it is gone) is no error."""
+        try:
+            self._log(line)
+        except (OSError, ValueError):
+            pass
 
     def handle(self, signum: int, frame=None) -> None:
         """
@@ -113,7 +127,7 @@ class ExitGuard:
         """
         self._signals += 1
         if self._signals > 1:
-            self._log(f'pdls_ik: signal {signum} again: exiting now')
+            self._say(f'pdls_ik: signal {signum} again: exiting now')
             self._exit(0)
             return
         self.arm(0)

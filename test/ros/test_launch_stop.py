@@ -72,7 +72,7 @@ def _skip_reason():
 SKIP_REASON = _skip_reason()
 pytestmark = pytest.mark.skipif(SKIP_REASON is not None, reason=SKIP_REASON or '')
 
-LAUNCH_FILE = '''
+LAUNCH_FILE = """
 from launch import LaunchDescription
 from launch.actions import ExecuteProcess
 
@@ -81,7 +81,7 @@ def generate_launch_description():
     if {publish!r}:
         actions.append(ExecuteProcess(cmd={publish!r}, output='screen'))
     return LaunchDescription(actions)
-'''
+"""
 
 
 class Launch:
@@ -161,7 +161,7 @@ class Launch:
                 self.proc.wait()
 
     def left_after(self, limit: float):
-        """The node processes still alive ``limit`` s after the launch ended (then killed)."""
+        """Return the node processes still alive ``limit`` s after the launch ended (killed)."""
         end = time.monotonic() + limit
         while self.node_pids() and time.monotonic() < end:
             time.sleep(0.2)

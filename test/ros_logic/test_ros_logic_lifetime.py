@@ -40,7 +40,7 @@ MARGIN = 20.0
 #: a node stand-in: guard installed, the parent watched, a busy loader thread, and a main thread
 #: that waits forever for a thread that never ends (non-daemon: it also holds the interpreter's
 #: exit); prints its pid once ready
-STUCK_NODE = '''
+STUCK_NODE = """
 import os, sys, threading
 from pdls_ik.ros_logic.lifetime import ExitGuard
 from pdls_ik.ros_logic.loader import Loader
@@ -55,7 +55,7 @@ stuck = threading.Thread(target=busy)
 stuck.start()
 print(os.getpid(), flush=True)
 stuck.join()
-'''
+"""
 
 
 def _env():
@@ -86,7 +86,7 @@ def _wait_gone(pid, limit):
 def test_deadline_exits_with_the_status_after_its_grace():
     exited, lines = [], []
     done = threading.Event()
-    guard = ExitGuard(grace=0.01, exit=lambda status: (exited.append(status), done.set()),
+    guard = ExitGuard(grace=0.01, exit_process=lambda status: (exited.append(status), done.set()),
                       log=lines.append)
     assert not guard.armed
     guard.arm(0)
@@ -96,9 +96,26 @@ def test_deadline_exits_with_the_status_after_its_grace():
     assert lines == ['pdls_ik: shutdown not finished 0.01 s after it started: exiting']
 
 
+def test_deadline_exits_when_its_line_cannot_be_written():
+    """The launch that read the node's output is gone: the broken pipe must not keep it alive."""
+    exited = []
+    done = threading.Event()
+
+    def broken(line):
+        raise BrokenPipeError(32, 'Broken pipe')
+
+    guard = ExitGuard(grace=0.01, exit_process=lambda status: (exited.append(status), done.set()),
+                      log=broken)
+    guard.arm(0)
+    assert done.wait(MARGIN) and exited == [0]
+    guard.handle(signal.SIGINT)
+    guard.handle(signal.SIGINT)         # the second signal's line is lost too: exits all the same
+    assert exited == [0, 0]
+
+
 def test_first_signal_arms_second_exits_at_once():
     exited, lines = [], []
-    guard = ExitGuard(grace=3600.0, exit=exited.append, log=lines.append)
+    guard = ExitGuard(grace=3600.0, exit_process=exited.append, log=lines.append)
     guard.handle(signal.SIGINT)         # does not raise: rclpy has stopped the executor
     assert guard.armed and exited == []
     guard.handle(signal.SIGTERM)
@@ -134,10 +151,14 @@ def test_a_stuck_node_ends_after_a_stop_signal(signum):
 
 @pytest.mark.skipif(not sys.platform.startswith('linux'), reason='reads /proc (Linux)')
 def test_a_stuck_node_ends_with_its_parent():
-    """The parent (a launch) dies without stopping it: the node ends all the same."""
+    """
+    The parent (a launch) dies without stopping it: the node ends all the same.
+
+    Its output went to the parent (as a launch reads its nodes'): the pipes are broken by then.
+    """
     parent = ('import subprocess, sys\n'
               f'child = subprocess.Popen([sys.executable, "-c", {STUCK_NODE!r}], '
-              'stdout=subprocess.PIPE, text=True)\n'
+              'stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)\n'
               'print(child.stdout.readline().strip(), flush=True)\n'
               'import os; os._exit(0)\n')
     proc = subprocess.Popen([sys.executable, '-c', parent], stdout=subprocess.PIPE, env=_env(),
