@@ -56,16 +56,15 @@ REACH = 900.0
 def _skip_reason():
     if not sys.platform.startswith('linux'):
         return 'finds processes in /proc (Linux)'
-    try:
-        importlib.import_module('rclpy')
-    except ImportError:
-        return 'rclpy not found: source a ROS 2 setup'
     if shutil.which('ros2') is None:
         return 'ros2 command not found: source a ROS 2 setup'
-    try:
-        importlib.import_module('launch')
-    except ImportError:
-        return 'launch not found: source a ROS 2 setup'
+    # the launch verb, and what the node imports
+    for module in ('rclpy', 'ros2launch', 'launch', 'diagnostic_msgs.msg', 'trajectory_msgs.msg',
+                   'sensor_msgs.msg', 'geometry_msgs.msg', 'std_msgs.msg'):
+        try:
+            importlib.import_module(module)
+        except ImportError:
+            return f'{module} not found: source a ROS 2 setup that has it'
     return None
 
 
