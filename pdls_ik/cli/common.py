@@ -118,14 +118,8 @@ def resolve_tip(urdf: str, robot, tip: Optional[str]) -> str:
     tip = tip or (BUNDLED_ROBOTS[key][1] if key in BUNDLED_ROBOTS else '')
     if not tip:
         raise ConfigError("parameter 'tip_link': give --tip LINK (no default for this robot; "
-                          f"the tips of its tree: {', '.join(leaf_links(robot))})")
+                          f"the tips of its tree: {', '.join(robot.leaf_links)})")
     return tip
-
-
-def leaf_links(robot) -> List[str]:
-    """Return the links without a child joint (the tips of the tree), in URDF order."""
-    parents = {joint.parent for joint in robot.joints}
-    return [name for i, name in enumerate(robot.link_names) if i not in parents]
 
 
 def output_folder(path: str, option: str = '--out') -> Path:

@@ -21,6 +21,7 @@ linear-velocity rows first, then angular, for q in :attr:`Linkage.joint_names` o
 from __future__ import annotations
 
 from dataclasses import dataclass
+import difflib
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -32,6 +33,8 @@ from pdls_ik.model.kinematics import Chain, JointMotions, tree_poses
 from pdls_ik.model.urdf_rules import master_range, master_rate, position_bound, rate_limit
 
 Array = NDArray[np.float64]
+#: most link names an unknown-link message offers as closest
+CLOSE_NAMES = 3
 
 
 @dataclass(frozen=True)
@@ -219,12 +222,42 @@ class Linkage:
                                   'when the URDF was loaded; fix the description)')
 
     def link_index(self, name: str) -> int:
-        """Index of link ``name`` in :attr:`link_names`; LinkError if unknown."""
+        """
+        Index of link ``name`` in :attr:`link_names`.
+
+        :raises LinkError: unknown link; the message names the closest link names and the tips
+            of the tree (:meth:`link_candidates`).
+        """
         try:
             return self._link_index[name]
         except (KeyError, TypeError):
-            raise LinkError(str(name), f"unknown link (not found in robot '{self.name}')") \
-                from None
+            raise LinkError(str(name), f"unknown link (not found in robot '{self.name}'; "
+                                       f'{self.link_candidates(str(name))})') from None
+
+    @property
+    def leaf_links(self) -> List[str]:
+        """The links without a child joint (the tips of the tree), in URDF order."""
+        parents = {joint.parent for joint in self.joints}
+        return [name for i, name in enumerate(self.link_names) if i not in parents]
+
+    def closest_links(self, name: str) -> List[str]:
+        """
+        Return the :data:`CLOSE_NAMES` link names most similar to ``name``, most similar first.
+
+        Similarity: the :class:`difflib.SequenceMatcher` ratio (:func:`difflib.get_close_matches`
+        without a cutoff), so there is always a candidate.
+        """
+        return difflib.get_close_matches(str(name), self.link_names, n=CLOSE_NAMES, cutoff=0.0)
+
+    def link_candidates(self, name: str) -> str:
+        """
+        Say which links ``name`` may have meant: the closest names, then the tips of the tree.
+
+        E.g. "closest names: tool0, world, wrist_3_link; the tips of its tree: ee_link, base,
+        tool0" (:meth:`closest_links`, :attr:`leaf_links`).
+        """
+        return (f"closest names: {', '.join(self.closest_links(name))}; the tips of its tree: "
+                f"{', '.join(self.leaf_links)}")
 
     def joint(self, name: str) -> Joint:
         """Return the :class:`Joint` record of any joint, fixed, mimic and floating included."""

@@ -69,6 +69,15 @@ def test_ik_bad_input_exit_2_one_line(capsys, argv, fragment):
     assert len(err.strip().splitlines()) == 1 and err.startswith('pdls-ik ik: error:')
 
 
+def test_an_unknown_tip_names_the_closest_links_and_the_tips_of_the_tree(capsys):
+    code, out, err = _run(capsys, 'ik', 'ur5', '--tip', 'no_such_link', '--pose', '0.3', '0.1',
+                          '0.4', '0', '0', '0', '1')
+    assert code == 2 and err == (
+        "pdls-ik ik: error: link 'no_such_link': unknown link (not found in robot 'ur5'; "
+        'closest names: base_link, shoulder_link, ee_link; the tips of its tree: ee_link, '
+        'base, tool0)\n')
+
+
 def test_track_skips_bad_rows_and_goes_on(capsys, tmp_path):
     goals = tmp_path / 'goals.csv'
     goals.write_text('# timed goals\nt,x,y,z,qx,qy,qz,qw\n0,0.4,0.1,0.5,1,0,0,0\n'
