@@ -20,13 +20,15 @@ linear-velocity rows first, then angular, for q in :attr:`Linkage.joint_names` o
 """
 from __future__ import annotations
 
+import copy
+import dataclasses
 from dataclasses import dataclass
 import difflib
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from pdls_ik.errors import JointError, LinkError
+from pdls_ik.errors import InputError, JointError, LinkError
 from pdls_ik.model.joint_vector import check_joint_vector
 from pdls_ik.model.joints import Inertial, Joint
 from pdls_ik.model.kinematics import Chain, JointMotions, tree_poses
@@ -189,6 +191,24 @@ class Linkage:
     def __repr__(self) -> str:
         return (f"Linkage('{self.name}', n={self.n}, links={len(self.link_names)}, "
                 f"root='{self.root_link}', base='{self.base_link}')")
+
+    def with_velocity_limits(self, velocity: ArrayLike) -> 'Linkage':
+        """
+        Return a copy of the model whose velocity limits (n,) [rad/s, m/s] are ``velocity``.
+
+        The tree, chains and every other limit are shared with this model; e.g. the model with
+        the default bounds of joints its URDF leaves without one
+        (:func:`pdls_ik.trajectory.velocity_bounds`).
+
+        :raises InputError: not n positive numbers.
+        """
+        v = np.array(velocity, dtype=float).reshape(-1)
+        if v.shape != (self.n,) or not np.all(v > 0.0):
+            raise InputError(f'velocity limits: expected {self.n} numbers > 0, got {v}')
+        other = copy.copy(self)
+        other.limits = dataclasses.replace(self.limits, velocity=v)
+        other.velocity_limits = v
+        return other
 
     # ----------------------------------------------------------------- lookups
     def joint_index(self, name: str) -> int:

@@ -355,3 +355,19 @@ def test_track_help_names_the_goal_file_as_its_usage_does(capsys):
         main(['track', '--help'])
     out = capsys.readouterr().out
     assert '--goals FILE' in out and 'GOALS' not in out
+
+
+def test_track_and_demo_bound_joints_without_velocity_limit_by_the_default(tmp_path):
+    from pdls_ik.cli.common import make_solver
+    urdf = tmp_path / 'two.urdf'
+    urdf.write_text(
+        '<robot name="two"><link name="a"/><link name="b"/><link name="c"/>'
+        '<joint name="j1" type="revolute"><parent link="a"/><child link="b"/><axis xyz="0 0 1"/>'
+        '<limit lower="-2" upper="2" effort="1" velocity="0"/></joint>'
+        '<joint name="j2" type="prismatic"><parent link="b"/><child link="c"/>'
+        '<axis xyz="1 0 0"/><limit lower="0" upper="1" effort="1"/></joint></robot>')
+    config = tmp_path / 'c.yaml'
+    config.write_text('default_velocity_limit: 0.7\nposition_only: true\n')
+    with pytest.warns(UserWarning, match="no usable velocity limit.*: 'j1', 'j2'$"):
+        solver = make_solver(str(urdf), 'c', None, str(config), tracking_rate=100.0)
+    np.testing.assert_array_equal(solver.linkage.velocity_limits, [0.7, 0.1])
