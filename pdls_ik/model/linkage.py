@@ -256,7 +256,7 @@ class Linkage:
 
     @property
     def leaf_links(self) -> List[str]:
-        """The links without a child joint (the tips of the tree), in URDF order."""
+        """Return the links without a child joint (the tips of the tree), in URDF order."""
         parents = {joint.parent for joint in self.joints}
         return [name for i, name in enumerate(self.link_names) if i not in parents]
 
