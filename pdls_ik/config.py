@@ -48,6 +48,12 @@ LIMIT_STRATEGIES = ('clamping', 'pgs')
 #: (the reference implementation), "numba" (the compiled kernels of pdls_ik._accel:
 #: ik_solver_numba for one-shot solves, track_problem_numba for tracking cycles)
 BACKENDS = ('auto', 'numpy', 'numba')
+#: default velocity bound [rad/s] of a revolute or continuous joint without a usable URDF
+#: velocity limit (``default_velocity_limit``): about half the slowest joint of common arms
+DEFAULT_VELOCITY_LIMIT = 1.0
+#: default velocity bound [m/s] of a prismatic joint without a usable URDF velocity limit
+#: (``default_prismatic_velocity_limit``): a gripper finger's or a linear axis's slow speed
+DEFAULT_PRISMATIC_VELOCITY_LIMIT = 0.1
 
 
 def _p(default, description: str, lo=None, hi=None, lo_open=False, hi_open=False):
@@ -131,6 +137,14 @@ class IKConfig:
                                       '(streamed), none (one-shot).', 0.0, 1e6)
     trajectory_horizon: float = _p(0.1, 'Minimum duration of a published trajectory [s].',
                                    0.0, 60.0)
+    default_velocity_limit: float = _p(
+        DEFAULT_VELOCITY_LIMIT, 'Velocity bound [rad/s] of a revolute or continuous joint '
+        'whose URDF gives no usable velocity limit (0 or missing), in trajectories and '
+        'tracking.', 0.0, 1e3, lo_open=True)
+    default_prismatic_velocity_limit: float = _p(
+        DEFAULT_PRISMATIC_VELOCITY_LIMIT, 'Velocity bound [m/s] of a prismatic joint whose URDF '
+        'gives no usable velocity limit (0 or missing), in trajectories and tracking.', 0.0,
+        1e3, lo_open=True)
 
     def __post_init__(self):
         for f in dataclasses.fields(self):

@@ -20,7 +20,11 @@ positions, velocities, optional accelerations and ``time_from_start``. :func:`pl
 joints along a straight line in joint space with one shared, synchronized trapezoidal velocity
 profile (every joint starts and stops together) that respects the URDF velocity limits scaled by
 ``velocity_scaling`` and, when given, an acceleration limit. Continuous joints take the short way
-round.
+round. A joint whose URDF gives no usable velocity limit (0, below DBL_EPSILON, or no
+``velocity`` at all: the model reads it as inf) moves at most at a default bound
+(:func:`velocity_bounds`: ``default_velocity_limit`` 1 rad/s for revolute and continuous joints,
+``default_prismatic_velocity_limit`` 0.1 m/s for prismatic ones): a trajectory always starts at
+the start state at t = 0 and never steps.
 
 Streaming (:class:`StreamPlanner`, :func:`planner_for`): streamed joint trajectories that
 continue the commanded motion.
@@ -80,6 +84,7 @@ from typing import List, Optional, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
+from pdls_ik.config import DEFAULT_PRISMATIC_VELOCITY_LIMIT, DEFAULT_VELOCITY_LIMIT
 from pdls_ik.errors import ConfigError, InputError
 from pdls_ik.model.joint_vector import joint_delta
 
@@ -141,6 +146,28 @@ def whole_ns_times(times: Sequence[float]) -> List[float]:
     return out
 
 
+def velocity_bounds(linkage, config=None) -> NDArray[np.float64]:
+    """
+    Velocity bounds (n,) [rad/s, m/s] of the motion of each joint, before ``velocity_scaling``.
+
+    The URDF limit (``linkage.velocity_limits``) where it is usable (finite and > 0); else the
+    default of the joint's type: ``config.default_prismatic_velocity_limit`` [m/s] for a
+    prismatic joint, ``config.default_velocity_limit`` [rad/s] for the others (revolute,
+    continuous). The model names those joints in one warning when it loads.
+
+    :param linkage: the model (``velocity_limits``, ``joint_types``).
+    :param config: :class:`pdls_ik.config.IKConfig`, or None for its defaults.
+    """
+    vmax = np.asarray(linkage.velocity_limits, dtype=float)
+    types = list(getattr(linkage, 'joint_types', [])) or [''] * vmax.size
+    revolute = getattr(config, 'default_velocity_limit', DEFAULT_VELOCITY_LIMIT)
+    prismatic = getattr(config, 'default_prismatic_velocity_limit',
+                        DEFAULT_PRISMATIC_VELOCITY_LIMIT)
+    default = np.array([prismatic if t == 'prismatic' else revolute for t in types],
+                       dtype=float)
+    return np.where(np.isfinite(vmax) & (vmax > 0.0), vmax, default)
+
+
 def _trapezoid_timing(peak_rate: float, accel_rate: float) -> tuple:
     """
     Duration and blend time of a unit-distance trapezoid with rate ≤ peak, acceleration ≤ accel.
@@ -178,19 +205,23 @@ def _profile(t: float, duration: float, t_blend: float) -> tuple:
 
 def plan_to(linkage, q_from: Sequence[float], q_to: Sequence[float],
             velocity_scaling: float = 1.0, max_acceleration: Optional[float] = None,
-            min_duration: float = 0.0, num_points: Optional[int] = None) -> Trajectory:
+            min_duration: float = 0.0, num_points: Optional[int] = None,
+            config=None) -> Trajectory:
     """
     Plan a synchronized trapezoidal joint trajectory from ``q_from`` to ``q_to``.
 
     :param linkage: the robot model (uses ``joint_names``, ``velocity_limits``, ``continuous``).
     :param q_from: start configuration (n,) [rad, m].
     :param q_to: goal configuration (n,) [rad, m].
-    :param velocity_scaling: fraction (0, 1] of each joint's URDF velocity limit. Joints whose
-        limit is missing (0, negative or not finite) are not speed-limited.
+    :param velocity_scaling: fraction (0, 1] of each joint's velocity bound: its URDF limit,
+        or for a joint without a usable one (0 or missing) the default of
+        :func:`velocity_bounds`.
     :param max_acceleration: acceleration bound per joint [rad/s², m/s²], None or 0 for none (then
         the profile blends over a third of the duration each end).
     :param min_duration: lower bound on the duration [s] (e.g. the trajectory horizon).
     :param num_points: number of points (≥ 2); default about one per 50 ms, 2…101.
+    :param config: :class:`pdls_ik.config.IKConfig` giving the default velocity bounds
+        (``default_velocity_limit``, ``default_prismatic_velocity_limit``); None: its defaults.
 
     :return: A :class:`Trajectory` whose first point is ``q_from`` and last point is
         ``q_from + Δ``, where Δ takes the short way round for continuous joints: the last point
@@ -198,6 +229,8 @@ def plan_to(linkage, q_from: Sequence[float], q_to: Sequence[float],
         stay continuous, so a controller without angle wrap-around also turns the short way).
         Velocities are zero at both ends; all joints move on one shared time law, so the path
         is the straight segment in joint space and stays within the limits of its end points.
+        A motion lasts > 0 s; a trajectory that does not move (``q_to`` equal to ``q_from``)
+        and has no ``min_duration`` is the single point ``q_from`` at t = 0.
 
     :raises InputError: wrong shapes, non-finite values, or scaling outside (0, 1].
     """
@@ -216,12 +249,11 @@ def plan_to(linkage, q_from: Sequence[float], q_to: Sequence[float],
         raise InputError(f'min_duration: {min_duration} must be finite and >= 0')
 
     delta = joint_delta(q0, q1, np.asarray(linkage.continuous, dtype=bool))
-    vmax = np.asarray(linkage.velocity_limits, dtype=float) * velocity_scaling
-    limited = np.isfinite(vmax) & (vmax > 0.0)
+    vmax = velocity_bounds(linkage, config) * velocity_scaling
     dist = np.abs(delta)
     moving = dist > 0.0
     # Largest normalized rate and acceleration of s(t) such that every joint stays in bounds.
-    rate = np.min(vmax[moving & limited] / dist[moving & limited], initial=np.inf)
+    rate = np.min(vmax[moving] / dist[moving], initial=np.inf)
     accel = np.inf
     if max_acceleration:
         accel = float(max_acceleration) / float(np.max(dist, initial=0.0) or 1.0)
@@ -709,13 +741,14 @@ def planner_for(linkage, config, dt: float, commanded: Optional[Sequence[int]] =
 
     :param linkage: the model (``joint_names``, ``velocity_limits``, ``continuous``).
     :param config: :class:`pdls_ik.config.IKConfig` (``velocity_scaling``,
-        ``max_acceleration``, ``acceleration_scaling``).
+        ``max_acceleration``, ``acceleration_scaling``, the default velocity bounds of
+        :func:`velocity_bounds`).
     :param dt: cycle period [s].
     :param commanded: model indices of the controller's joints (default all).
     :param lookahead: committed time ahead [s], whole cycles, at least one (0: one cycle).
     :param past: cycles before the current one at the start of each message.
     """
-    vmax = np.asarray(linkage.velocity_limits, dtype=float)
+    vmax = velocity_bounds(linkage, config)
     cycles = max(1, int(math.ceil(float(lookahead) / float(dt) - 1e-9)))
     return StreamPlanner(linkage.joint_names, vmax * config.velocity_scaling,
                          acceleration_limits(vmax, config.max_acceleration,

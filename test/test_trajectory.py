@@ -15,11 +15,14 @@
 """Tests of pdls_ik.trajectory: velocity and acceleration limits, short way round, end points."""
 import math
 from types import SimpleNamespace
+import warnings
 
 import numpy as np
+from pdls_ik.config import DEFAULT_PRISMATIC_VELOCITY_LIMIT, DEFAULT_VELOCITY_LIMIT, IKConfig
 from pdls_ik.errors import InputError
+from pdls_ik.model import load_urdf
 from pdls_ik.model.joint_vector import joint_delta, wrap_angle
-from pdls_ik.trajectory import plan_to, Trajectory
+from pdls_ik.trajectory import plan_to, planner_for, Trajectory, velocity_bounds
 import pytest
 
 
@@ -144,3 +147,72 @@ def test_bad_input():
         plan_to(link, [np.nan, 0, 0], np.zeros(3))
     with pytest.raises(InputError, match='velocity_scaling'):
         plan_to(link, np.zeros(3), np.ones(3), velocity_scaling=0.0)
+
+
+# ------------------------------------------------- joints without a usable velocity limit
+TWO_JOINTS = """<robot name="two"><link name="a"/><link name="b"/><link name="c"/>
+  <joint name="shoulder" type="revolute"><parent link="a"/><child link="b"/><axis xyz="0 0 1"/>
+    <limit lower="-2" upper="2" effort="1"{v1}/></joint>
+  <joint name="slide" type="prismatic"><parent link="b"/><child link="c"/><origin xyz="0.3 0 0"/>
+    <axis xyz="1 0 0"/><limit lower="-2" upper="2" effort="1"{v2}/></joint></robot>"""
+
+
+def _unlimited_arm(velocity):
+    """Load the two-joint arm (revolute, prismatic) whose joints give ``velocity`` (None: none)."""
+    attr = '' if velocity is None else f' velocity="{velocity}"'
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter('always')
+        robot = load_urdf(TWO_JOINTS.format(v1=attr, v2=attr))
+    return robot, [str(w.message) for w in caught]
+
+
+@pytest.mark.parametrize('velocity', ['0', None])
+def test_a_joint_without_velocity_limit_moves_at_the_default_bound(velocity):
+    robot, lines = _unlimited_arm(velocity)
+    # one warning at load, naming both joints
+    assert len(lines) == 1 and lines[0].startswith('no usable velocity limit')
+    assert lines[0].endswith(": 'shoulder', 'slide'")
+    np.testing.assert_array_equal(robot.velocity_limits, [np.inf, np.inf])
+    bound = [DEFAULT_VELOCITY_LIMIT, DEFAULT_PRISMATIC_VELOCITY_LIMIT]
+    np.testing.assert_array_equal(velocity_bounds(robot), bound)
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')  # no warning after the load
+        traj = plan_to(robot, [0.0, 0.0], [1.0, 0.5])
+    first = traj.points[0]
+    assert first.time_from_start == 0.0 and np.array_equal(first.positions, [0.0, 0.0])
+    np.testing.assert_array_equal(traj.points[-1].positions, [1.0, 0.5])
+    # the slide (0.5 m at 0.1 m/s) sets the pace: the "third blends" profile lasts 1.5 · 5 s
+    assert traj.duration == pytest.approx(7.5, rel=1e-12)
+    vel = np.array([p.velocities for p in traj.points])
+    assert np.all(np.abs(vel) <= np.array(bound) + 1e-12)
+    assert np.all(np.abs(_finite_diff_velocity(traj)) <= np.array(bound) + 1e-9)
+    # a configured default
+    config = IKConfig(default_velocity_limit=0.5, default_prismatic_velocity_limit=0.25)
+    np.testing.assert_array_equal(velocity_bounds(robot, config), [0.5, 0.25])
+    assert plan_to(robot, [0.0, 0.0], [1.0, 0.5], config=config).duration == \
+        pytest.approx(3.0, rel=1e-12)
+
+
+@pytest.mark.parametrize('velocity', ['0', None])
+def test_a_stream_on_joints_without_velocity_limit_never_steps(velocity):
+    robot, _ = _unlimited_arm(velocity)
+    config = IKConfig()
+    stream = planner_for(robot, config, 0.01)
+    bound = np.array([DEFAULT_VELOCITY_LIMIT, DEFAULT_PRISMATIC_VELOCITY_LIMIT])
+    np.testing.assert_array_equal(stream.vmax, bound)
+    stream.reset([0.0, 0.0])
+    first = stream.step([1.0, 0.5])
+    assert first.points[0].time_from_start == 0.0
+    np.testing.assert_array_equal(first.points[0].positions, [0.0, 0.0])
+    assert first.duration > 0.0
+    previous = np.zeros(2)
+    for _ in range(2000):
+        msg = stream.step([1.0, 0.5])
+        for p in msg.points:
+            assert np.all(np.abs(p.velocities) <= bound + 1e-12)
+        step = np.abs(stream.positions - previous)
+        assert np.all(step <= bound * 0.01 + 1e-12)
+        previous = stream.positions.copy()
+        if stream.arrived:
+            break
+    assert stream.arrived and np.array_equal(stream.positions, [1.0, 0.5])

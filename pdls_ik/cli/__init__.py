@@ -65,6 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Entry point of ``pdls-ik``; returns the exit status (0 ok, 1 no solution, 2 bad input)."""
+    printable_output()
     parser = build_parser()
     args = parser.parse_args(argv)
     if argv is None and hasattr(signal, 'SIGPIPE'):
@@ -73,6 +74,20 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     with warnings.catch_warnings():
         warnings.showwarning = _one_line_warning(args.command)
         return _run(args)
+
+
+def printable_output() -> None:
+    """
+    Let stdout and stderr print any text: what their encoding lacks becomes an escape.
+
+    An ASCII-only terminal (``PYTHONIOENCODING=ascii``, ``LANG=C`` on Python < 3.7, minimal
+    containers, CI runners) cannot encode "±", "…" or a non-ASCII joint name: such a character
+    is printed as its backslash escape (``errors='backslashreplace'``) instead of ending the
+    command in a UnicodeEncodeError.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, 'reconfigure'):
+            stream.reconfigure(errors='backslashreplace')
 
 
 def _one_line_warning(command: str):

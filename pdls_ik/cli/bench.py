@@ -25,6 +25,7 @@ writes ``benchmarks.json``, ``benchmarks.md`` and ``benchmarks.png`` to ``--out`
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 import subprocess
 import sys
@@ -105,4 +106,6 @@ def run(args) -> int:
           f'{Path(__file__).resolve().parents[1]}', flush=True)
     # a fresh interpreter: the suite limits BLAS to one thread before NumPy loads
     command = [sys.executable, str(folder / 'run_all.py')] + build_argv(args)
-    return subprocess.run(command, check=False).returncode
+    # the suite prints as this command does: escapes for what the terminal cannot encode
+    env = dict(os.environ, PYTHONIOENCODING=f'{sys.stdout.encoding or "utf-8"}:backslashreplace')
+    return subprocess.run(command, check=False, env=env).returncode

@@ -30,6 +30,7 @@ from pdls_ik.ik.task_config import load_task_config, TaskConfig
 from pdls_ik.model import load_urdf
 from pdls_ik.resources import BUNDLED_ROBOTS, urdf_path
 from pdls_ik.tasks.self_collision_task import damper_gain, SelfCollisionTask, TRACKING_MARGIN
+from pdls_ik.trajectory import velocity_bounds
 
 
 def add_robot_arguments(parser: argparse.ArgumentParser, urdf_positional: bool = True) -> None:
@@ -80,6 +81,10 @@ def make_solver(urdf: str, tip: Optional[str], base: Optional[str],
     """
     Load the robot and build an :class:`IKSolver`; errors name the bad input.
 
+    A joint without a usable URDF velocity limit gets the config's default bound
+    (:func:`pdls_ik.trajectory.velocity_bounds`) in the solver's model, so that a tracking
+    cycle's step and the streamed trajectories are bounded on it too.
+
     ``tasks_path`` (``--tasks``; default: the config's ``tasks_file``) adds the closures and
     extra tasks of a :mod:`pdls_ik.ik.task_config` YAML file to the solver; ``collision``
     (:func:`collision_options`) its ``self_collision`` entry, with the velocity damper of the
@@ -88,6 +93,8 @@ def make_solver(urdf: str, tip: Optional[str], base: Optional[str],
     """
     robot = load_urdf(urdf_path(urdf))
     config = load_config(config_path) if config_path else IKConfig()
+    # joints without a URDF velocity limit: their default bound, for tracking and trajectories
+    robot = robot.with_velocity_limits(velocity_bounds(robot, config))
     tasks_path = tasks_path or config.tasks_file
     tasks = load_task_config(tasks_path) if tasks_path else None
     if collision is not None:
@@ -118,14 +125,8 @@ def resolve_tip(urdf: str, robot, tip: Optional[str]) -> str:
     tip = tip or (BUNDLED_ROBOTS[key][1] if key in BUNDLED_ROBOTS else '')
     if not tip:
         raise ConfigError("parameter 'tip_link': give --tip LINK (no default for this robot; "
-                          f"the tips of its tree: {', '.join(leaf_links(robot))})")
+                          f"the tips of its tree: {', '.join(robot.leaf_links)})")
     return tip
-
-
-def leaf_links(robot) -> List[str]:
-    """Return the links without a child joint (the tips of the tree), in URDF order."""
-    parents = {joint.parent for joint in robot.joints}
-    return [name for i, name in enumerate(robot.link_names) if i not in parents]
 
 
 def output_folder(path: str, option: str = '--out') -> Path:

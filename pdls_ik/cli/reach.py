@@ -21,7 +21,11 @@ solved by the batch solver; the reachability index of a voxel is the fraction so
 --workers), or on an existing one (--scheduler ADDRESS). Writes --out (.zarr: chunked, a
 stopped run resumes; or .npz), OUT.png (the map in 3-D and its slice through the base's x-z
 plane) and OUT_bag (a ROS 2 bag with a visualization_msgs/MarkerArray on /reachability for
-rviz). Exit status 0, or 2 on bad input.
+rviz). With --self-collision (and --srdf, --mesh-path, --d-min, as for ik) a pose counts as
+reached only by a configuration whose checked link pairs are --d-min apart. --config applies its
+tip_link, base_link, position_tolerance, orientation_tolerance and random_seed (unless --seed);
+a map solves the tip pose alone, so --tasks, a config's tasks_file and position_only are
+refused. Exit status 0, or 2 on bad input.
 """
 from __future__ import annotations
 
@@ -33,9 +37,11 @@ import time
 import numpy as np
 from pdls_ik import msgs
 from pdls_ik.cli.bag import BagWriter
-from pdls_ik.cli.common import add_robot_arguments, resolve_tip
+from pdls_ik.cli.common import add_robot_arguments, collision_options, resolve_tip
+from pdls_ik.config import IKConfig, load_config
 from pdls_ik.errors import InputError
 from pdls_ik.ik.reachability import reachability_map, ReachMap
+from pdls_ik.ik.task_config import self_collision_task
 from pdls_ik.model import load_urdf
 from pdls_ik.resources import urdf_path
 
@@ -58,7 +64,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument('--workers', type=int, help='local cluster workers (default: one per '
                                                     'core)')
     parser.add_argument('--chunk', type=int, default=64, help='voxels per Dask task (default 64)')
-    parser.add_argument('--seed', type=int, default=0, help='random seed (default 0)')
+    parser.add_argument('--seed', type=int, help='random seed (default: random_seed of the '
+                                                 'config, 0)')
     parser.add_argument('--no-progress', action='store_true', help='no progress bar')
     return parser
 
@@ -70,18 +77,37 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"--out: '{out}' must end in .zarr or .npz")
     if args.workers is not None and args.workers < 1:
         raise InputError(f'--workers: {args.workers} must be >= 1')
+    config = load_config(args.config) if args.config else IKConfig()
+    if args.tasks or config.tasks_file:
+        option = '--tasks' if args.tasks else "--config: parameter 'tasks_file'"
+        raise InputError(f'{option}: a reachability map solves the tip pose alone (the batch '
+                         'solver); closures and extra tasks are not supported')
+    if config.position_only:
+        raise InputError("--config: parameter 'position_only': a reachability map counts the "
+                         'orientations reached at each voxel; it needs full poses')
     robot = load_urdf(urdf_path(args.urdf))
-    tip = resolve_tip(args.urdf, robot, args.tip)
+    tip = resolve_tip(args.urdf, robot, args.tip or config.tip_link)
+    base = args.base or config.base_link or None
+    options = {'position_tolerance': config.position_tolerance,
+               'orientation_tolerance': config.orientation_tolerance}
+    entry = collision_options(args)
+    if entry is not None:
+        task = self_collision_task(robot, entry)
+        options.update(self_collision=task.model, d_min=task.d_min)
     out.parent.mkdir(parents=True, exist_ok=True)
     workers = args.workers or (1 if args.scheduler else os.cpu_count() or 1)
-    print(f'pdls-ik reach: {robot.name}, {args.base or robot.base_link} -> {tip}, voxel '
+    print(f'pdls-ik reach: {robot.name}, {base or robot.base_link} -> {tip}, voxel '
           f'{args.voxel:g} m, {args.orientations} orientations, '
-          f"{args.scheduler or f'local Dask cluster of {workers} workers'}")
+          f"{args.scheduler or f'local Dask cluster of {workers} workers'}"
+          + (f", self-collision ({len(options['self_collision'].pairs)} link pairs at least "
+             f"{options['d_min']:g} m apart)" if entry is not None else ''))
     t0 = time.perf_counter()
-    result = reachability_map(robot, tip, args.base, voxel=args.voxel,
+    result = reachability_map(robot, tip, base, voxel=args.voxel,
                               orientations=args.orientations, chunk=args.chunk,
                               scheduler=args.scheduler, workers=args.workers, out=out,
-                              progress=not args.no_progress, random_seed=args.seed)
+                              progress=not args.no_progress,
+                              random_seed=config.random_seed if args.seed is None else args.seed,
+                              **options)
     seconds = time.perf_counter() - t0
     solves = result.index.size * result.orientations.shape[0]
     reachable = result.index > 0

@@ -47,6 +47,7 @@ from numpy.typing import NDArray
 from pdls_ik.errors import InputError
 from pdls_ik.ik.batch import BatchSolver
 from pdls_ik.model import load_urdf
+from pdls_ik.model.collision import CollisionModel
 from scipy.spatial.transform import Rotation
 
 Array = NDArray[np.float64]
@@ -190,7 +191,11 @@ def reachability_map(robot, tip: str, base: Optional[str] = None, *, voxel: floa
         ``.npz`` (written at the end); None: not saved.
     :param progress: a progress bar (tqdm) as chunks complete.
     :param random_seed: seed of the orientations and of the restarts.
-    :param solve_options: :class:`BatchSolver` options (default :data:`SOLVE_OPTIONS`).
+    :param solve_options: :class:`BatchSolver` options (default :data:`SOLVE_OPTIONS`), e.g.
+        ``position_tolerance`` [m], ``orientation_tolerance`` [rad], or ``self_collision`` (True
+        or a :class:`~pdls_ik.model.collision.CollisionModel`) with ``d_min`` [m]: a pose
+        counts as solved only by a configuration whose checked link pairs are ``d_min`` apart
+        (a voxel whose only solutions go through the robot's body is not reachable).
 
     :return: :class:`ReachMap`.
 
@@ -281,6 +286,13 @@ def _run(jobs, record: Callable, scheduler: Optional[str], workers: Optional[int
             bar.close()
 
 
+def _option_attr(value):
+    """Return a solve option as JSON for a store's attrs: a collision model by its pairs."""
+    if isinstance(value, CollisionModel):
+        return {'collision_model_pairs': [list(pair) for pair in value.pairs]}
+    return value
+
+
 class _ZarrStore:
     """A map's chunked Zarr store: arrays index (V,), q (V, O, n), done (chunks,) and attrs."""
 
@@ -309,7 +321,8 @@ class _ZarrStore:
         zarr = cls._zarr()
         attrs = {'voxel': float(voxel), 'tip': tip, 'base': base,
                  'joint_names': list(joint_names), 'chunk': chunk, 'random_seed': random_seed,
-                 'options': [list(o) for o in options], 'voxels': int(centers.shape[0]),
+                 'options': [[k, _option_attr(v)] for k, v in options],
+                 'voxels': int(centers.shape[0]),
                  'orientations': quats.round(12).tolist()}
         if path.exists():
             group = zarr.open_group(str(path), mode='a')

@@ -20,18 +20,23 @@ linear-velocity rows first, then angular, for q in :attr:`Linkage.joint_names` o
 """
 from __future__ import annotations
 
+import copy
+import dataclasses
 from dataclasses import dataclass
+import difflib
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from pdls_ik.errors import JointError, LinkError
+from pdls_ik.errors import InputError, JointError, LinkError
 from pdls_ik.model.joint_vector import check_joint_vector
 from pdls_ik.model.joints import Inertial, Joint
 from pdls_ik.model.kinematics import Chain, JointMotions, tree_poses
 from pdls_ik.model.urdf_rules import master_range, master_rate, position_bound, rate_limit
 
 Array = NDArray[np.float64]
+#: most link names an unknown-link message offers as closest
+CLOSE_NAMES = 3
 
 
 @dataclass(frozen=True)
@@ -187,6 +192,24 @@ class Linkage:
         return (f"Linkage('{self.name}', n={self.n}, links={len(self.link_names)}, "
                 f"root='{self.root_link}', base='{self.base_link}')")
 
+    def with_velocity_limits(self, velocity: ArrayLike) -> 'Linkage':
+        """
+        Return a copy of the model whose velocity limits (n,) [rad/s, m/s] are ``velocity``.
+
+        The tree, chains and every other limit are shared with this model; e.g. the model with
+        the default bounds of joints its URDF leaves without one
+        (:func:`pdls_ik.trajectory.velocity_bounds`).
+
+        :raises InputError: not n positive numbers.
+        """
+        v = np.array(velocity, dtype=float).reshape(-1)
+        if v.shape != (self.n,) or not np.all(v > 0.0):
+            raise InputError(f'velocity limits: expected {self.n} numbers > 0, got {v}')
+        other = copy.copy(self)
+        other.limits = dataclasses.replace(self.limits, velocity=v)
+        other.velocity_limits = v
+        return other
+
     # ----------------------------------------------------------------- lookups
     def joint_index(self, name: str) -> int:
         """Column of q for active joint ``name``; JointError if unknown or not a variable."""
@@ -219,12 +242,42 @@ class Linkage:
                                   'when the URDF was loaded; fix the description)')
 
     def link_index(self, name: str) -> int:
-        """Index of link ``name`` in :attr:`link_names`; LinkError if unknown."""
+        """
+        Index of link ``name`` in :attr:`link_names`.
+
+        :raises LinkError: unknown link; the message names the closest link names and the tips
+            of the tree (:meth:`link_candidates`).
+        """
         try:
             return self._link_index[name]
         except (KeyError, TypeError):
-            raise LinkError(str(name), f"unknown link (not found in robot '{self.name}')") \
-                from None
+            raise LinkError(str(name), f"unknown link (not found in robot '{self.name}'; "
+                                       f'{self.link_candidates(str(name))})') from None
+
+    @property
+    def leaf_links(self) -> List[str]:
+        """Return the links without a child joint (the tips of the tree), in URDF order."""
+        parents = {joint.parent for joint in self.joints}
+        return [name for i, name in enumerate(self.link_names) if i not in parents]
+
+    def closest_links(self, name: str) -> List[str]:
+        """
+        Return the :data:`CLOSE_NAMES` link names most similar to ``name``, most similar first.
+
+        Similarity: the :class:`difflib.SequenceMatcher` ratio (:func:`difflib.get_close_matches`
+        without a cutoff), so there is always a candidate.
+        """
+        return difflib.get_close_matches(str(name), self.link_names, n=CLOSE_NAMES, cutoff=0.0)
+
+    def link_candidates(self, name: str) -> str:
+        """
+        Say which links ``name`` may have meant: the closest names, then the tips of the tree.
+
+        E.g. "closest names: tool0, world, wrist_3_link; the tips of its tree: ee_link, base,
+        tool0" (:meth:`closest_links`, :attr:`leaf_links`).
+        """
+        return (f"closest names: {', '.join(self.closest_links(name))}; the tips of its tree: "
+                f"{', '.join(self.leaf_links)}")
 
     def joint(self, name: str) -> Joint:
         """Return the :class:`Joint` record of any joint, fixed, mimic and floating included."""

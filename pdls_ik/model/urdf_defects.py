@@ -131,8 +131,8 @@ def _check_limits(name: str, jtype: str, joint: ET.Element, report: Report,
     upper = _optional(limit, 'upper', 'limit')
     velocity = _optional(limit, 'velocity', 'limit')
     _optional(limit, 'effort', 'limit')  # same rule as velocity, never noted: never used here
-    if velocity is not None and velocity < MIN_RATE:
-        notes['zero' if abs(velocity) < MIN_RATE else 'negative'].append(f"'{name}'")
+    if velocity is not None and velocity <= -MIN_RATE:
+        notes['negative'].append(f"'{name}'")  # 0 or missing: the loader's note on q's joints
     soft = joint.find('safety_controller')
     bounds = [('lower', lower), ('upper', upper)]
     soft_bounds = [(f'soft_{attr}_limit', _optional(soft, f'soft_{attr}_limit',
@@ -234,8 +234,6 @@ def check_mimics(joints: Dict[str, ET.Element], report: Report) -> None:
 
 
 NOTES = {
-    'zero': 'limit velocity 0 (or below DBL_EPSILON) read as "no velocity limit given", as '
-            "urdfdom's default and MoveIt do",
     'negative': 'negative limit velocity read as its magnitude, as MoveIt does',
     'unlimited': f'position bounds of magnitude >= {UNLIMITED_BOUND:g} read as unlimited (±inf)',
 }

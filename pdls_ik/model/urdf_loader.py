@@ -33,6 +33,7 @@ import warnings
 import xml.etree.ElementTree as ET
 
 import numpy as np
+from pdls_ik.config import DEFAULT_PRISMATIC_VELOCITY_LIMIT, DEFAULT_VELOCITY_LIMIT
 from pdls_ik.errors import URDFError
 from pdls_ik.model.joints import Inertial, Joint, JOINT_TYPES, MOVING_TYPES, PASSIVE_TYPES, \
     pose_matrix
@@ -42,6 +43,15 @@ from pdls_ik.model.urdf_rules import unit_axis
 from pdls_ik.model.urdf_source import parse_xml, read_source, Source
 
 __all__ = ['load_urdf', 'read_source', 'Source']
+
+#: the warning naming the joints of q without a usable velocity limit (0, below DBL_EPSILON or
+#: no ``velocity``): the model reads it as none, trajectories and tracking use a default bound
+NO_VELOCITY_NOTE = ('no usable velocity limit (velocity 0, below DBL_EPSILON or not given: read '
+                    "as none, as urdfdom's default and MoveIt do); trajectories and tracking move "
+                    'these joints at most at default_velocity_limit '
+                    f'({DEFAULT_VELOCITY_LIMIT:g} rad/s) or, if prismatic, '
+                    f'default_prismatic_velocity_limit ({DEFAULT_PRISMATIC_VELOCITY_LIMIT:g} m/s) '
+                    'unless configured: ')
 
 #: the attributes copied for urdf_parser_py (all validated), with the values of absent ones
 #: (None: left absent)
@@ -260,6 +270,9 @@ def _build(robot, report: Report, base_link: Optional[str]) -> Linkage:
     limits, notes = limits.with_followers(active, [j for j in robot.joints if j.name in mimics],
                                           mimics)
     report.notes.extend(notes)
+    unlimited = [f"'{j.name}'" for j, v in zip(active, limits.velocity) if np.isinf(v)]
+    if unlimited:
+        report.notes.append(NO_VELOCITY_NOTE + ', '.join(unlimited))
     types = {j.name: j.type for j in robot.joints}
     types.update(report.joint_types)
     _warn(report, mimics, types)

@@ -22,11 +22,14 @@ position bound (``lower``,  ``|x| >= UNLIMITED_BOUND`` (1e6 rad or m, e.g. ±1e1
 ``upper``, soft limits)     ±DBL_MAX) means *unlimited*: read as ±inf, with a note. At 1e6 a
                             double can no longer resolve a 1e-10 step, so such a bound only
                             stands for "no limit" (and ±DBL_MAX overflows ``upper - lower``).
-``velocity``, ``effort``    0, a denormal, anything below ``MIN_RATE`` (DBL_EPSILON): *no limit
-                            given* (inf), with a note; urdfdom writes 0 when the attribute is
-                            missing, and MoveIt reads these the same way. Negative: its
-                            magnitude, with a note (as MoveIt does). Effort: the same rule,
-                            without a note (kinematics never uses it).
+``velocity``, ``effort``    0, a denormal, anything below ``MIN_RATE`` (DBL_EPSILON), or no
+                            attribute: *no limit given* (inf); urdfdom writes 0 when the
+                            attribute is missing, and MoveIt reads these the same way. The
+                            joints of q left without a velocity limit are named in one note:
+                            trajectories and tracking move them at a default bound
+                            (``pdls_ik.trajectory.velocity_bounds``). Negative: its magnitude,
+                            with a note (as MoveIt does). Effort: the same rule, without a note
+                            (kinematics never uses it).
 ``axis xyz``                scaled by its largest component before normalizing, so huge
                             (1e200, DBL_MAX) and tiny (denormal) components normalize without
                             overflow or underflow; an axis whose largest component is below

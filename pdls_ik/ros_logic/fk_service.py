@@ -69,8 +69,11 @@ def compute_fk(groups: Groups, request: FKServiceRequest,
             continue
         names.append(link)
     if unknown:
+        hints = '; '.join(f"{link}: closest names {', '.join(linkage.closest_links(link))}"
+                          for link in unknown)
         return FKServiceReply(ErrorCode.INVALID_LINK_NAME,
                               f"fk_link_names: unknown link(s) {', '.join(unknown)} (robot "
-                              f"'{linkage.name}')", frame, names, poses)
+                              f"'{linkage.name}'; {hints}; the tips of its tree: "
+                              f"{', '.join(linkage.leaf_links)})", frame, names, poses)
     return FKServiceReply(ErrorCode.SUCCESS, f'{len(names)} link pose(s) in {frame}', frame,
                           names, poses)

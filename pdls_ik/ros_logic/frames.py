@@ -47,5 +47,6 @@ def goal_in_base(linkage, base_link: str, goal: ParsedPose,
         return pose
     if frame not in linkage.link_names:
         raise LinkError(frame, f"unknown goal frame: not '{base_link}' nor a link of robot "
-                               f"'{linkage.name}' (no TF lookup in this node)")
+                               f"'{linkage.name}' (no TF lookup in this node; "
+                               f'{linkage.link_candidates(frame)})')
     return linkage.forward_kinematics(q, frame, base_link) @ pose

@@ -512,7 +512,8 @@ class Tracker:
         trajectory = select_joints(plan_to(robot.linkage, q_from, q,
                                            velocity_scaling=config.velocity_scaling,
                                            max_acceleration=max_acc,
-                                           min_duration=config.trajectory_horizon),
+                                           min_duration=config.trajectory_horizon,
+                                           config=config),
                                    self._commanded)
         position_left, orientation_left = result.position_error, result.orientation_error
         with self._lock:

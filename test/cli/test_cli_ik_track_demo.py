@@ -69,6 +69,15 @@ def test_ik_bad_input_exit_2_one_line(capsys, argv, fragment):
     assert len(err.strip().splitlines()) == 1 and err.startswith('pdls-ik ik: error:')
 
 
+def test_an_unknown_tip_names_the_closest_links_and_the_tips_of_the_tree(capsys):
+    code, out, err = _run(capsys, 'ik', 'ur5', '--tip', 'no_such_link', '--pose', '0.3', '0.1',
+                          '0.4', '0', '0', '0', '1')
+    assert code == 2 and err == (
+        "pdls-ik ik: error: link 'no_such_link': unknown link (not found in robot 'ur5'; "
+        'closest names: base_link, shoulder_link, ee_link; the tips of its tree: ee_link, '
+        'base, tool0)\n')
+
+
 def test_track_skips_bad_rows_and_goes_on(capsys, tmp_path):
     goals = tmp_path / 'goals.csv'
     goals.write_text('# timed goals\nt,x,y,z,qx,qy,qz,qw\n0,0.4,0.1,0.5,1,0,0,0\n'
@@ -346,3 +355,19 @@ def test_track_help_names_the_goal_file_as_its_usage_does(capsys):
         main(['track', '--help'])
     out = capsys.readouterr().out
     assert '--goals FILE' in out and 'GOALS' not in out
+
+
+def test_track_and_demo_bound_joints_without_velocity_limit_by_the_default(tmp_path):
+    from pdls_ik.cli.common import make_solver
+    urdf = tmp_path / 'two.urdf'
+    urdf.write_text(
+        '<robot name="two"><link name="a"/><link name="b"/><link name="c"/>'
+        '<joint name="j1" type="revolute"><parent link="a"/><child link="b"/><axis xyz="0 0 1"/>'
+        '<limit lower="-2" upper="2" effort="1" velocity="0"/></joint>'
+        '<joint name="j2" type="prismatic"><parent link="b"/><child link="c"/>'
+        '<axis xyz="1 0 0"/><limit lower="0" upper="1" effort="1"/></joint></robot>')
+    config = tmp_path / 'c.yaml'
+    config.write_text('default_velocity_limit: 0.7\nposition_only: true\n')
+    with pytest.warns(UserWarning, match="no usable velocity limit.*: 'j1', 'j2'$"):
+        solver = make_solver(str(urdf), 'c', None, str(config), tracking_rate=100.0)
+    np.testing.assert_array_equal(solver.linkage.velocity_limits, [0.7, 0.1])

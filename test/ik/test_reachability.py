@@ -149,3 +149,48 @@ def test_reach_command_bad_output_is_one_line(tmp_path, capsys):
     code = main(['reach', 'panda', '--out', str(tmp_path / 'map.txt')])
     err = capsys.readouterr().err
     assert code == 2 and 'must end in .zarr or .npz' in err and len(err.splitlines()) == 1
+
+
+def _reach_map(tmp_path, name, *options):
+    from pdls_ik.cli import main
+    out = tmp_path / f'{name}.npz'
+    code = main(['reach', 'panda', '--voxel', '0.4', '--orientations', '4', '--scheduler',
+                 'synchronous', '--out', str(out), '--no-progress', *options])
+    assert code == 0
+    return reach.ReachMap.load(out)
+
+
+def test_reach_command_with_self_collision_counts_only_collision_free_solutions(tmp_path):
+    from pdls_ik.model.collision import collision_model
+    from pdls_ik.resources import bundled_urdf
+    free = _reach_map(tmp_path, 'free')
+    kept = _reach_map(tmp_path, 'kept', '--self-collision', '--d-min', '0.02')
+    model = collision_model(load_urdf(bundled_urdf('panda')))   # the bundled capsules
+
+    def closest(result):
+        q = result.q[result.solved]
+        return np.array([model.distances(qk).distance.min() for qk in q])
+
+    assert closest(kept).min() >= 0.02 - 1e-6            # every counted solution is clear
+    assert closest(free).min() < 0.0                     # without: some go through the body
+    # the same batch solves, then the colliding ones solved again or dropped: a voxel reached
+    # only through the body is not reached with --self-collision
+    assert np.all(kept.solved <= free.solved)
+    assert np.any((free.index > 0) & (kept.index == 0))
+
+
+def test_reach_command_applies_the_config_and_refuses_tasks(tmp_path, capsys):
+    from pdls_ik.cli import main
+    config = tmp_path / 'c.yaml'
+    config.write_text('tip_link: panda_hand\nrandom_seed: 3\n')
+    result = _reach_map(tmp_path, 'hand', '--config', str(config))
+    assert result.tip == 'panda_hand'
+    tasks = tmp_path / 't.yaml'
+    tasks.write_text('tasks: []\n')
+    code = main(['reach', 'panda', '--tasks', str(tasks), '--out', str(tmp_path / 'm.npz')])
+    assert code == 2 and capsys.readouterr().err == (
+        'pdls-ik reach: error: --tasks: a reachability map solves the tip pose alone (the batch '
+        'solver); closures and extra tasks are not supported\n')
+    config.write_text('position_only: true\n')
+    code = main(['reach', 'panda', '--config', str(config), '--out', str(tmp_path / 'm.npz')])
+    assert code == 2 and "parameter 'position_only'" in capsys.readouterr().err

@@ -63,19 +63,35 @@ def _load_quietly_except(text, match):
 
 # ------------------------------------------------------------------ velocity and effort
 @pytest.mark.parametrize('value', ['0', '0.0', '-0', '5e-324', '2.2250738585072014e-308',
-                                   '1e-17', '-1e-300'])
-def test_zero_or_denormal_velocity_means_no_limit(value):
-    robot = _load_quietly_except(_arm(f'lower="-1" upper="1" effort="3" velocity="{value}"'),
-                                 'read as "no velocity limit given"')
+                                   '1e-17', '-1e-300', None])
+def test_zero_denormal_or_missing_velocity_means_no_limit(value):
+    given = '' if value is None else f' velocity="{value}"'
+    robot = _load_quietly_except(_arm(f'lower="-1" upper="1" effort="3"{given}'),
+                                 'no usable velocity limit (velocity 0, below DBL_EPSILON or not '
+                                 "given: read as none, as urdfdom's default and MoveIt do); "
+                                 'trajectories and tracking move these joints at most at '
+                                 'default_velocity_limit (1 rad/s) or, if prismatic, '
+                                 'default_prismatic_velocity_limit (0.1 m/s) unless configured: '
+                                 "'j1'")
     assert robot.velocity_limits[0] == np.inf and robot.effort_limits[0] == 3
     assert robot.velocity_limits[1] == 1
 
 
-@pytest.mark.parametrize('value,expected', [('-2.5', 2.5), ('-inf', np.inf)])
-def test_negative_velocity_is_its_magnitude(value, expected):
-    robot = _load_quietly_except(_arm(f'lower="-1" upper="1" effort="-4" velocity="{value}"'),
+def test_negative_velocity_is_its_magnitude():
+    robot = _load_quietly_except(_arm('lower="-1" upper="1" effort="-4" velocity="-2.5"'),
                                  'negative limit velocity read as its magnitude')
-    assert robot.velocity_limits[0] == expected and robot.effort_limits[0] == 4
+    assert robot.velocity_limits[0] == 2.5 and robot.effort_limits[0] == 4
+
+
+def test_minus_infinite_velocity_is_no_limit_named_twice():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter('always')
+        robot = load_urdf(_arm('lower="-1" upper="1" effort="1" velocity="-inf"'))
+    lines = [str(w.message) for w in caught]
+    assert len(lines) == 2 and lines[0].startswith('negative limit velocity read as its '
+                                                   "magnitude, as MoveIt does: 'j1'")
+    assert lines[1].startswith('no usable velocity limit') and lines[1].endswith(": 'j1'")
+    assert robot.velocity_limits[0] == np.inf
 
 
 def test_small_but_normal_velocity_is_kept():

@@ -99,7 +99,10 @@ def test_errors(store):  # noqa: F811
     reply, msg = _ask(ts, types, groups, '', [], state)
     assert reply.code == ErrorCode.INVALID_LINK_NAME and 'no link given' in reply.message
     reply, msg = _ask(ts, types, groups, '', ['panda_link8', 'nowhere'], state)
-    assert reply.code == ErrorCode.INVALID_LINK_NAME and 'nowhere' in reply.message
+    assert reply.code == ErrorCode.INVALID_LINK_NAME and reply.message == (
+        "fk_link_names: unknown link(s) nowhere (robot 'panda'; nowhere: closest names "
+        'panda_rightfinger, panda_leftfinger, panda_hand; the tips of its tree: '
+        'panda_hand_tcp, panda_leftfinger, panda_rightfinger)')
     assert list(msg.fk_link_names) == ['panda_link8'] and len(msg.pose_stamped) == 1
     reply, _ = _ask(ts, types, groups, 'map', ['panda_link8'], state)
     assert reply.code == ErrorCode.FRAME_TRANSFORM_FAILURE and "'map'" in reply.message

@@ -87,7 +87,10 @@ def test_other_ik_link_and_link_frame(store):  # noqa: F811
 
 
 @pytest.mark.parametrize('kwargs, code, text', [
-    ({'link': 'no_such_link'}, ErrorCode.INVALID_LINK_NAME, 'no_such_link'),
+    ({'link': 'no_such_link'}, ErrorCode.INVALID_LINK_NAME,
+     "link 'no_such_link': unknown link (not found in robot 'panda'; closest names: "
+     'panda_link8, panda_link7, panda_link6; the tips of its tree: panda_hand_tcp, '
+     'panda_leftfinger, panda_rightfinger)'),
     ({'frame': 'map'}, ErrorCode.FRAME_TRANSFORM_FAILURE, "'map': unknown goal frame"),
     ({'seed': (['panda_joint1'], [math.inf])}, ErrorCode.INVALID_ROBOT_STATE,
      "panda_joint1' is inf"),

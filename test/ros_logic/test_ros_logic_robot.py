@@ -59,6 +59,16 @@ def test_bad_links_rejected(changes, error, text):
         build_robot(bundled_urdf('panda').read_text(), config)
 
 
+def test_an_unknown_tip_names_the_candidates():
+    config = IKConfig(tip_link='panda_hnd')
+    with pytest.raises(LinkError) as info:
+        build_robot(bundled_urdf('panda').read_text(), config)
+    assert str(info.value) == (
+        "link 'panda_hnd': unknown link (not found in robot 'panda'; closest names: "
+        'panda_hand, panda_hand_tcp, panda_link8; the tips of its tree: panda_hand_tcp, '
+        'panda_leftfinger, panda_rightfinger)')
+
+
 @pytest.mark.parametrize('text', ['', "<robot name='r'><link name='a'/>", 'not xml at all'])
 def test_bad_description_rejected(text):
     with pytest.raises(URDFError):
