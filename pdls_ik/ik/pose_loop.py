@@ -35,6 +35,7 @@ that both give the same iterates, answers, iteration and restart counts.
 from __future__ import annotations
 
 import math
+import operator
 import time
 from typing import List, Optional, Tuple
 
@@ -123,15 +124,15 @@ class PoseLoop:
             # its origin p and of the tip's t that a × (t − p) takes, read from the frames by
             # one take of the flat scan (m + 1, 16); the axis signs go to the column map
             col, row = c.axis_column[:, None], np.arange(3)[None, :]
-            frame = np.arange(m)[:, None] * 16
+            at = np.arange(m)[:, None] * 16
             perm1, perm2 = np.array([1, 2, 0]), np.array([2, 0, 1])
-            self._take = np.stack([frame + row * 4 + col,                 # a
-                                   frame + perm1 * 4 + col,               # a (1, 2, 0)
-                                   frame + perm2 * 4 + col,               # a (2, 0, 1)
-                                   frame + perm2 * 4 + 3,                 # p (2, 0, 1)
-                                   frame + perm1 * 4 + 3,                 # p (1, 2, 0)
-                                   m * 16 + perm2 * 4 + 3 + 0 * frame,    # t (2, 0, 1)
-                                   m * 16 + perm1 * 4 + 3 + 0 * frame],   # t (1, 2, 0)
+            self._take = np.stack([at + row * 4 + col,                 # a
+                                   at + perm1 * 4 + col,               # a (1, 2, 0)
+                                   at + perm2 * 4 + col,               # a (2, 0, 1)
+                                   at + perm2 * 4 + 3,                 # p (2, 0, 1)
+                                   at + perm1 * 4 + 3,                 # p (1, 2, 0)
+                                   m * 16 + perm2 * 4 + 3 + 0 * at,    # t (2, 0, 1)
+                                   m * 16 + perm1 * 4 + 3 + 0 * at],   # t (1, 2, 0)
                                   axis=1)
             select = select * c.axis_sign
         else:
@@ -154,6 +155,10 @@ class PoseLoop:
         #: whether some variable may move (lower < upper)
         self._movable = any(a < b for a, b in zip(self._lo, self._up))
         self.options = options
+        #: whether the goal has orientation rows (else position only); their row weights
+        self._orientation = frame.controls_orientation
+        self._row_weights = np.repeat([frame.position_weight, frame.orientation_weight],
+                                      3)[:, None]
         lam = level_value(options.damping, 0)
         self._lam_fixed = None if lam is None or lam < 0.0 else float(lam)
         self._damp_sigma = (options.never_damp_sigma, options.always_damp_sigma)
@@ -174,8 +179,8 @@ class PoseLoop:
         if not self._plain:
             theta = theta * self._mult + self._offset
         coef = self._coef
-        coef[:m, 0, 1] = np.sin(theta)
-        coef[:m, 0, 2] = 1.0 - np.cos(theta)
+        np.sin(theta, out=coef[:m, 0, 1])
+        np.subtract(1.0, np.cos(theta), out=coef[:m, 0, 2])
         if self._prismatic:
             coef[:m, 0, 3] = theta
         P = np.matmul(coef, self._basis).reshape(m + 1, 4, 4)
@@ -206,22 +211,19 @@ class PoseLoop:
         J = cols.T @ self._select
         frame = self.frame
         wp = frame.position_weight
-        dp = frame.target_position - T[:3, 3]
-        if frame.controls_orientation:
-            wo = frame.orientation_weight
-            e = np.empty(6)
-            e[:3] = wp * dp
-            e[3:] = wo * rotation_log(frame.target_rotation @ T[:3, :3].T)
-            J[:3] *= wp
-            J[3:] *= wo
-            e0, e1, e2, e3, e4, e5 = e.tolist()
-            sp, so = e0 * e0 + e1 * e1 + e2 * e2, e3 * e3 + e4 * e4 + e5 * e5
-            return e, J, math.sqrt(sp + so), math.sqrt(sp) / wp, math.sqrt(so) / wo
-        e = wp * dp
-        J = wp * J[:3]
-        e0, e1, e2 = e.tolist()
+        (_, _, _, t0), (_, _, _, t1), (_, _, _, t2), _ = T.tolist()
+        p0, p1, p2 = frame.target_position.tolist()
+        e0, e1, e2 = wp * (p0 - t0), wp * (p1 - t1), wp * (p2 - t2)
         sp = e0 * e0 + e1 * e1 + e2 * e2
-        return e, J, math.sqrt(sp), math.sqrt(sp) / wp, 0.0
+        if self._orientation:
+            wo = frame.orientation_weight
+            r0, r1, r2 = rotation_log(frame.target_rotation @ T[:3, :3].T).tolist()
+            e3, e4, e5 = wo * r0, wo * r1, wo * r2
+            J *= self._row_weights
+            so = e3 * e3 + e4 * e4 + e5 * e5
+            return (np.array((e0, e1, e2, e3, e4, e5)), J, math.sqrt(sp + so),
+                    math.sqrt(sp) / wp, math.sqrt(so) / wo)
+        return np.array((e0, e1, e2)), wp * J[:3], math.sqrt(sp), math.sqrt(sp) / wp, 0.0
 
     # ------------------------------------------------------------------ one step
     def step(self, x: Array, J: Array, e: Array, norm: float, clamp: Optional[float]):
@@ -385,8 +387,9 @@ class PoseLoop:
             if self.window:
                 history.append(norm)
                 window, ratio = self.window, self.ratio
-                if self.limit_window and any(
-                        v <= a or v >= b for v, a, b in zip(x.tolist(), lo, up)):
+                xl = x.tolist()
+                if self.limit_window and (any(map(operator.le, xl, lo))
+                                          or any(map(operator.ge, xl, up))):
                     window, ratio = self.limit_window, self.limit_ratio
                 if len(history) > window and history[-1] > ratio * history[-1 - window]:
                     status = STUCK
