@@ -17,10 +17,13 @@ Issue 17's speed figures in one run: one-shot against ik_LM on every arm, and th
 
 One-shot (:mod:`oneshot`): the bundled and shared Panda and UR5 and the arms of
 example-robot-data (:data:`common.ERD_ARMS`), N random reachable goals (Pinocchio FK of random
-in-limit configurations), random in-limit seeds, 5 ms, ``IKSolver.solve`` (numba) and
-roboticstoolbox's ``ik_LM``, interleaved goal by goal; per arm: success, mean, median of the
-successes, mean ÷ ik_LM, limit violations. Tracking (:mod:`tracking`): the 1 kHz paths on the
-numba backend, wall and thread CPU p50 / p99 (the 7-DOF Panda runs lock > pose > posture).
+in-limit configurations), random in-limit seeds, 5 ms, ``IKSolver.solve`` on both backends
+(numba; NumPy, what a user without numba runs) and roboticstoolbox's ``ik_LM``, one solver after
+the other on the same goals; per arm: success, mean, median of the successes, mean ÷ ik_LM,
+limit violations, and the same times in CPU time of the thread (``time.thread_time``; on a
+loaded machine the ratios to ik_LM of the same run and the CPU times are the figures to
+trust). Tracking (:mod:`tracking`): the 1 kHz paths on the numba backend, wall and thread CPU
+p50 / p99 (the 7-DOF Panda runs lock > pose > posture).
 Writes ``results/speed.{json,md}``.
 
     python benchmarks/speed.py                 # N = 1000, 10 s tracking paths
@@ -39,7 +42,7 @@ from common import machine, versions
 import oneshot
 import tracking
 
-SOLVERS = ['pdls_ik IKSolver[numba]', 'rtb ik_LM']
+SOLVERS = ['pdls_ik IKSolver[numba]', 'pdls_ik IKSolver[numpy]', 'rtb ik_LM']
 
 
 def markdown(doc: Dict) -> str:
@@ -51,16 +54,20 @@ def markdown(doc: Dict) -> str:
              f"{v['roboticstoolbox-python']}, pin {v['pin']}.", f"Command: `{doc['command']}`",
              '', '### One-shot: random goals, random seeds, 5 ms', '',
              '| robot | DOF | solver | N | success % | mean ms | median ok ms | limit viol. '
-             '| mean / ik_LM |', '|---|---|---|---|---|---|---|---|---|']
+             '| mean / ik_LM | CPU mean ms | CPU median ok ms | CPU mean / ik_LM |',
+             '|---|---|---|---|---|---|---|---|---|---|---|---|']
     for r in doc['oneshot']:
         if 'missing' in r:
             lines.append(f"| {r['robot']} | {r['dof']} | {r['solver']} | missing: "
-                         f"{r['missing']} | | | | | |")
+                         f"{r['missing']} | | | | | | | | |")
             continue
         ratio = f"{r['ratio_ik_lm']:.2f}" if 'ratio_ik_lm' in r else ''
+        cpu_ratio = f"{r['cpu_ratio_ik_lm']:.2f}" if 'cpu_ratio_ik_lm' in r else ''
         lines.append(f"| {r['robot']} | {r['dof']} | {r['solver']} | {r['n']} | "
                      f"{r['success_pct']:.1f} | {r['mean_ms']:.3f} | "
-                     f"{r['median_success_ms']:.3f} | {r['limit_violations']} | {ratio} |")
+                     f"{r['median_success_ms']:.3f} | {r['limit_violations']} | {ratio} | "
+                     f"{r['cpu_mean_ms']:.3f} | {r['cpu_median_success_ms']:.3f} | "
+                     f'{cpu_ratio} |')
     lines += ['', '### Tracking at 1 kHz (numba backend)', '', tracking.markdown(doc['tracking'])]
     return '\n'.join(lines)
 

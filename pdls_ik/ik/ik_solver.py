@@ -43,6 +43,7 @@ from pdls_ik import pdls
 from pdls_ik._accel import available as numba_available
 from pdls_ik.config import IKConfig
 from pdls_ik.errors import ConfigError, InputError, JointError, LinkError
+from pdls_ik.ik.pose_loop import pose_loop_unsupported, PoseLoop, STUCK
 from pdls_ik.ik.pose_problem import LOCK_TOL, PoseProblem
 from pdls_ik.ik.restarts import (CHECK_GOAL, CHECK_SEED, FIRST_SOLVE_MIN_ITERATIONS,
                                  GOAL_UNCHECKED, MAX_SEEDS, RESTART, RESTART_MONITOR,
@@ -284,6 +285,13 @@ class IKSolver:
         #: the implementation of one-shot solves and tracking cycles: "numpy" or "numba" (see
         #: ``config.backend``)
         self.backend = 'numpy' if cfg.backend == 'numpy' or reason else 'numba'
+        #: the NumPy backend's one-shot local solves of a plain pose goal (without the generic
+        #: pdls.solve machinery: :mod:`pdls_ik.ik.pose_loop`), None where it does not apply
+        self._pose_loop = None
+        if self.backend == 'numpy' and not pose_loop_unsupported(
+                linkage, tip, base, extra, self.locks, self._options):
+            self._pose_loop = PoseLoop(linkage, tip, base, free, self.frame, self._options,
+                                       self.continuous)
         self._track_kernel = None
         if self.backend == 'numba' and extra:      # the self-collision level, compiled
             from pdls_ik._accel.pose_problem_numba import CollisionPoseKernel
@@ -516,6 +524,8 @@ class IKSolver:
         deadline = t0 + timeout
         if self._kernel is not None:
             return self._solve_compiled(start, deadline, t0, notes)
+        if self._pose_loop is not None:     # no locks, no extra tasks: ranked by the pose
+            return self._solve_pose_loop(start, deadline, t0, notes)
         best, best_known, best_score = None, None, (math.inf, math.inf, math.inf)
         iterations = restarts = 0
         q0 = start
@@ -552,6 +562,42 @@ class IKSolver:
             restarts += 1
         return self._finish(best_known[0], best.status, _level_metrics(best), iterations,
                             restarts, t0, notes, best_known)
+
+    def _solve_pose_loop(self, start: Array, deadline: float, t0: float,
+                         notes: List[str]) -> IKResult:
+        """
+        :meth:`solve` on the NumPy backend for a plain pose goal (:mod:`pdls_ik.ik.pose_loop`).
+
+        The same local solves, restart monitor and restart seeds as the generic loop of
+        :meth:`solve`, each attempt ranked by its weighted pose error.
+        """
+        loop, frame = self._pose_loop, self.frame
+        restart = self.config.random_restarts
+        loop.start(*(self._monitor if restart else ()))
+        wp, wo = frame.position_weight, frame.orientation_weight
+        best, best_score = None, math.inf
+        iterations = restarts = 0
+        q0 = start
+        while True:
+            res = loop.solve(q0, deadline, FIRST_SOLVE_MIN_ITERATIONS if restarts == 0 else 0)
+            iterations += res.iterations
+            if res.status == STUCK:
+                res.status = 'stalled'
+            score = math.hypot(res.position_error * wp, res.orientation_error * wo)
+            if best is None or score < best_score:
+                best, best_score = res, score
+            if res.status == 'converged' or not restart:
+                break
+            if time.perf_counter() >= deadline:         # cut short by the cap: say so
+                best.status = 'max_time'
+                break
+            if restarts == 0:
+                order = self._seed_order()
+            q0 = self._seed_table.seed(restarts, start, order)
+            restarts += 1
+        metrics = (best.residual_norms, best.lambdas, best.ranks, best.min_singular_values)
+        return self._finish(best.q, best.status, metrics, iterations, restarts, t0, notes,
+                            (best.q, best.position_error, best.orientation_error))
 
     def _solve_pose_kernel(self, target, seed, t0: float, deadline: float) -> IKResult:
         """

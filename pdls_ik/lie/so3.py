@@ -39,10 +39,11 @@ def rotation_log(R: Array) -> Array:
     |r| ∈ [0, π]. Uses ``sin θ · axis = vee(R − Rᵀ) / 2`` and ``cos θ = (tr R − 1) / 2``;
     near θ = π (where sin θ → 0 and the axis must come from the symmetric part) scipy is used.
     """
-    s0 = 0.5 * (R[2, 1] - R[1, 2])
-    s1 = 0.5 * (R[0, 2] - R[2, 0])
-    s2 = 0.5 * (R[1, 0] - R[0, 1])
-    c = 0.5 * (R[0, 0] + R[1, 1] + R[2, 2] - 1.0)
+    (r00, r01, r02), (r10, r11, r12), (r20, r21, r22) = R.tolist()    # Python floats: faster
+    s0 = 0.5 * (r21 - r12)
+    s1 = 0.5 * (r02 - r20)
+    s2 = 0.5 * (r10 - r01)
+    c = 0.5 * (r00 + r11 + r22 - 1.0)
     s = math.sqrt(s0 * s0 + s1 * s1 + s2 * s2)
     if c < 0.0 and s < 1e-3:
         return Rotation.from_matrix(R).as_rotvec()
