@@ -40,7 +40,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 from numpy.typing import NDArray
 from pdls_ik import pdls
-from pdls_ik._accel import available as numba_available
+from pdls_ik._accel import available as numba_available, numba_problem
 from pdls_ik.config import IKConfig
 from pdls_ik.errors import ConfigError, InputError, JointError, LinkError
 from pdls_ik.ik.pose_problem import LOCK_TOL, PoseProblem
@@ -284,6 +284,8 @@ class IKSolver:
         #: the implementation of one-shot solves and tracking cycles: "numpy" or "numba" (see
         #: ``config.backend``)
         self.backend = 'numpy' if cfg.backend == 'numpy' or reason else 'numba'
+        #: why the NumPy backend runs although ``config.backend`` is "auto" ("" otherwise)
+        self.backend_reason = reason if cfg.backend == 'auto' else ''
         self._track_kernel = None
         if self.backend == 'numba' and extra:      # the self-collision level, compiled
             from pdls_ik._accel.pose_problem_numba import CollisionPoseKernel
@@ -310,7 +312,7 @@ class IKSolver:
     def _numba_unsupported(self, cfg: IKConfig) -> str:
         """Why the compiled kernels cannot solve this solver's problem ("" if they can)."""
         if not numba_available():
-            return 'numba is not installed (pip install numba)'
+            return numba_problem()
         if self.extra_tasks:
             from pdls_ik._accel.pose_problem_numba import collision_level_unsupported
             reason = collision_level_unsupported(self)
