@@ -52,10 +52,10 @@ import re
 import threading
 from typing import Optional, Tuple
 
-#: the oldest numba that compiles the kernels in minutes (issue 26, measured on Python 3.10 with
-#: the oldest NumPy each supports: 0.55.1 (Ubuntu 22.04's python3-numba) and 0.57.1 had not
-#: compiled the Panda's kernels after 15 minutes; 0.58.1 with NumPy 1.22.4 compiles them in
-#: FLOOR_MEASURE). An older numba is left unused: the NumPy backend runs, with one warning.
+#: the oldest numba used (issue 26: 0.55.1, Ubuntu 22.04's python3-numba, and 0.57.1 had not
+#: compiled the Panda's kernels after 15 minutes; the measurements of the newer ones are in
+#: the README, section Development). An older numba is left unused: the NumPy backend runs,
+#: with one warning naming the version found and this one.
 NUMBA_FLOOR: Tuple[int, int] = (0, 58)
 
 # Compiled kernels are cached (numba ``cache=True``) in the user's cache folder, not beside the

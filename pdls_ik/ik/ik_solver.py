@@ -277,7 +277,7 @@ class IKSolver:
         #: whether the one-shot kernel is the plain pose kernel (:meth:`_solve_pose_kernel`)
         self._pose_kernel = False
         self._kernel_flags = USE_START | RESTART if cfg.random_restarts else USE_START
-        reason = self._numba_unsupported(cfg)
+        reason = '' if cfg.backend == 'numpy' else self._numba_unsupported(cfg)
         if cfg.backend == 'numba' and reason:
             raise ConfigError(f"parameter 'backend': 'numba' cannot solve this problem: {reason} "
                               "(backend 'auto' compiles what it can and runs the rest on NumPy)")

@@ -214,7 +214,8 @@ class PDLSIKNode(Node):
             self.board.ok('robot_description', f"robot '{robot.linkage.name}' from the "
                           f"{origin}: {robot.linkage.n} joints, base '{robot.base_link}', tip "
                           f"'{robot.tip_link}', controller joints: {joints}")
-            self.board.ok('solver', 'ready: waiting for a goal')
+            if not tracker.has_goal:        # (a switch of backend keeps the goal's status)
+                self.board.ok('solver', 'ready: waiting for a goal')
             self._report_backend()
             left_out = tracker.uncommanded_joints
             if left_out:

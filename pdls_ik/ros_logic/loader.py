@@ -24,10 +24,10 @@ until the build is in place. The newest request wins: the result of an older bui
 later is dropped.
 
 A first start answers at once (issue 26): :func:`kernel_stages` gives the robot's solvers on the
-NumPy backend first when their kernels would compile (minutes on a cold cache), compiles them in
-the loader's thread while those answer, then gives the robot on its compiled kernels; a build
-may be such a generator of stages (:meth:`Loader.start`). :func:`backend_status` says which
-backend answers.
+NumPy backend first, loads (or, on a cold cache, compiles: minutes) their kernels in the
+loader's thread while those answer, then gives the robot on its compiled kernels; a build may
+be such a generator of stages (:meth:`Loader.start`). :func:`backend_status` says which backend
+answers.
 """
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ import threading
 import time
 from typing import Any, Callable, Iterator, Optional, Tuple
 
-from pdls_ik._accel import numba_problem, numba_version
+from pdls_ik._accel import available, numba_problem, numba_version
 from pdls_ik.diagnostics import OK, WARN
 from pdls_ik.ros_logic.robot import Robot
 
@@ -156,25 +156,26 @@ _STAGED = object()
 def kernel_stages(robot: Robot, compile_kernels: Optional[Callable[[Robot], None]] = None
                   ) -> Iterator[Robot]:
     """
-    Yield ``robot`` on the NumPy backend while its kernels compile, then ``robot`` itself.
+    Yield ``robot`` on the NumPy backend while its kernels load, then ``robot`` itself.
 
-    When the robot's solvers would compile numba kernels (:meth:`Robot.compiles`: a first
-    start on a machine, minutes), the first stage is ``robot.on_numpy()``; then
-    ``compile_kernels(robot)`` runs (default: :meth:`Robot.solver`, which compiles and caches
-    them) and ``robot`` follows. Otherwise ``robot`` alone.
+    Loading the kernels takes 0.3 s from numba's cache, minutes when they compile (a first
+    start on a machine): the first stage, ``robot.on_numpy()``, answers meanwhile;
+    ``compile_kernels(robot)`` (default: :meth:`Robot.solver`, which loads or compiles and
+    caches them) runs, then ``robot`` follows. ``robot`` alone when its solvers run on NumPy
+    anyway (``backend`` parameter "numpy"; numba missing or below the floor).
 
     :raises KernelError: the compile failed (the NumPy stage stays in service).
     """
-    if not robot.compiles():
+    if robot.config.backend == 'numpy' or not available():
         yield robot
         return
     yield robot.on_numpy()
     try:
         (compile_kernels or Robot.solver)(robot)
     except Exception as exc:  # noqa: BLE001 - any numba failure: NumPy answers on
+        first = str(exc).splitlines()[0] if str(exc) else ''
         raise KernelError(f'numba {numba_version()} failed to compile the kernels '
-                          f'({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ""}'
-                          '): the NumPy backend answers') from exc
+                          f'({type(exc).__name__}: {first}): the NumPy backend answers') from exc
     yield robot
 
 
@@ -200,8 +201,8 @@ def backend_status(robot: Robot, backend: str, reason: str = '',
         late = (f', past the {COMPILE_BOUND:.0f} s expected: numba {numba_version()} may not '
                 'finish' if compiling > COMPILE_BOUND else '')
         return WARN, (f'numpy: answering from the NumPy backend while numba {numba_version()} '
-                      f'compiles the kernels ({compiling:.0f} s so far{late}; once per machine, '
-                      'then cached)')
+                      f'loads the kernels ({compiling:.0f} s so far{late}; a first start on a '
+                      'machine compiles them: minutes, then cached)')
     if backend == 'numba':
         return OK, f'numba {numba_version()}: compiled kernels'
     if reason and numba_problem():

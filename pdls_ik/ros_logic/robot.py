@@ -100,13 +100,6 @@ class Robot:
             solver.warm_up()
         return solver
 
-    def compiles(self) -> bool:
-        """Whether building its solvers compiles numba kernels (not in numba's cache yet)."""
-        if self.interim:
-            return False
-        return not all(self.solver(one_shot=one_shot, warm=False).kernels_compiled
-                       for one_shot in (False, True))
-
     def extra_tasks(self, one_shot: bool = True) -> Optional[TaskConfig]:
         """Return the extra tasks of this robot's solvers, with the collision level if any."""
         if self.collision is None:
