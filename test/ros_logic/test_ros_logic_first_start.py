@@ -31,7 +31,8 @@ from pdls_ik.msgs.moveit import ErrorCode, FKServiceRequest, IKServiceRequest, I
 from pdls_ik.msgs.moveit import RobotStateSeed
 from pdls_ik.ros_logic.fk_service import compute_fk
 from pdls_ik.ros_logic.ik_service import IKService
-from pdls_ik.ros_logic.loader import backend_status, kernel_stages, KernelError, Loader
+from pdls_ik.ros_logic.loader import (backend_status, COMPILE_BOUND, kernel_stages, KernelError,
+                                      Loader)
 from pdls_ik.ros_logic.tracker import Tracker
 import pytest
 import ros_support
@@ -105,6 +106,9 @@ def test_services_answer_from_numpy_while_the_kernels_compile_then_switch():
     level, message = backend_status(node.robot, *node.tracker.backend, 42.0)
     assert level == WARN and message.startswith(
         'numpy: answering from the NumPy backend while numba ') and '(42 s so far;' in message
+    level, message = backend_status(node.robot, *node.tracker.backend, COMPILE_BOUND + 1.0)
+    assert level == WARN and f'{COMPILE_BOUND + 1.0:.0f} s so far, past the ' \
+        f'{COMPILE_BOUND:.0f} s expected: numba {numba_version()} may not finish;' in message
 
     release.set()
     assert loader.join(1800) and not node.failed
