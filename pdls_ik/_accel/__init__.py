@@ -52,11 +52,12 @@ import re
 import threading
 from typing import Optional, Tuple
 
-#: the oldest numba used (issue 26: 0.55.1, Ubuntu 22.04's python3-numba, and 0.57.1 had not
-#: compiled the Panda's kernels after 15 minutes; the measurements of the newer ones are in
-#: the README, section Development). An older numba is left unused: the NumPy backend runs,
-#: with one warning naming the version found and this one.
-NUMBA_FLOOR: Tuple[int, int] = (0, 58)
+#: the oldest numba used: Ubuntu 24.04's python3-numba, tested by CI (issue 26: 0.55.1, Ubuntu
+#: 22.04's, and 0.57.1 had not compiled the Panda's kernels after 15 minutes; 0.58.1 had spent
+#: 1.6 times the CPU time numba 0.68.1 takes for them, unfinished; the README, section
+#: Development, has the figures). An older numba is left unused: the NumPy backend runs, with
+#: one warning naming the version found and this one.
+NUMBA_FLOOR: Tuple[int, int] = (0, 59)
 
 # Compiled kernels are cached (numba ``cache=True``) in the user's cache folder, not beside the
 # sources: a cache inside site-packages survives ``pip uninstall`` (pip does not know those
@@ -117,7 +118,7 @@ def numba_problem(version: Optional[str] = None) -> str:
     :param version: a numba version ("0.55.1"); default the installed one
         (:func:`numba_version`).
     :return: one line naming the version found and the one needed, e.g. "numba 0.55.1 is
-        older than 0.58, ...", or that numba is not installed.
+        older than 0.59, ...", or that numba is not installed.
     """
     version = numba_version() if version is None else version
     if version is None:

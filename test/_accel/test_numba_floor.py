@@ -31,8 +31,8 @@ from pdls_ik.model import load_urdf
 from pdls_ik.resources import bundled_urdf
 import pytest
 
-OLD = ('numba 0.55.1 is older than 0.58, the oldest that compiles the kernels in minutes '
-       '(pip install "numba>=0.58"): the NumPy backend runs')
+OLD = ('numba 0.55.1 is older than 0.59, the oldest that compiles the kernels in minutes '
+       '(pip install "numba>=0.59"): the NumPy backend runs')
 GOAL = (np.array([0.4, 0.1, 0.5]), np.array([1.0, 0.0, 0.0, 0.0]))
 
 
@@ -51,8 +51,8 @@ def numba_055(monkeypatch):
 
 @pytest.mark.parametrize('version, problem', [
     ('0.55.1', OLD),
-    ('0.57.1', OLD.replace('0.55.1', '0.57.1')),
-    ('0.58.1', ''), ('0.59.0', ''), ('0.60.0rc1', ''), ('1.0.0', ''),
+    ('0.58.1', OLD.replace('0.55.1', '0.58.1')),
+    ('0.59.0', ''), ('0.60.0rc1', ''), ('1.0.0', ''),
 ])
 def test_numba_below_the_floor_is_named_with_the_floor(version, problem):
     assert _accel.numba_problem(version) == problem

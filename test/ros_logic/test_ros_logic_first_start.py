@@ -148,4 +148,4 @@ def test_a_robot_on_numpy_anyway_is_served_in_one_stage(monkeypatch):
     tracker = Tracker(stage)
     assert not stage.interim and tracker.backend[0] == 'numpy'
     assert backend_status(stage, *tracker.backend) == (WARN, f'numpy: {_accel.numba_problem()}')
-    assert 'numba 0.55.1 is older than 0.58' in _accel.numba_problem()
+    assert 'numba 0.55.1 is older than 0.59' in _accel.numba_problem()
