@@ -224,7 +224,8 @@ class PDLSIKNode(Node):
             else:
                 self.board.ok('controller_joints', ', '.join(tracker.commanded_joints))
             self.get_logger().info(f'{NODE_NAME} ready: ' + (
-                'answering from the NumPy backend while the solver kernels compile'
+                'answering from the NumPy backend while the solver kernels load (a first '
+                'start on a machine compiles them: minutes)'
                 if robot.interim else 'solver kernels loaded'))
             objects, self._pending_objects = self._pending_objects, []
             for msg in objects:
