@@ -74,7 +74,7 @@ class Robot:
 
     @property
     def solver_config(self) -> IKConfig:
-        """The config of its solvers: ``config``, on the NumPy backend when ``interim``."""
+        """Return the config of its solvers: ``config``, on the NumPy backend when ``interim``."""
         return self.config.replace(backend='numpy') if self.interim else self.config
 
     def on_numpy(self) -> 'Robot':
