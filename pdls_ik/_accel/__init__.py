@@ -53,10 +53,9 @@ import threading
 from typing import Optional, Tuple
 
 #: the oldest numba used: Ubuntu 24.04's python3-numba, tested by CI (issue 26: 0.55.1, Ubuntu
-#: 22.04's, and 0.57.1 had not compiled the Panda's kernels after 15 minutes; 0.58.1 had spent
-#: 1.6 times the CPU time numba 0.68.1 takes for them, unfinished; the README, section
-#: Development, has the figures). An older numba is left unused: the NumPy backend runs, with
-#: one warning naming the version found and this one.
+#: 22.04's, and 0.57.1 had not compiled the Panda's kernels after 15 minutes; 0.58 is untested;
+#: the README, section Development, has the figures). An older numba is left unused: the NumPy
+#: backend runs, with one warning naming the version found and this one.
 NUMBA_FLOOR: Tuple[int, int] = (0, 59)
 
 # Compiled kernels are cached (numba ``cache=True``) in the user's cache folder, not beside the
