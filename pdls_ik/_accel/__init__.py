@@ -125,7 +125,7 @@ def numba_problem(version: Optional[str] = None) -> str:
     found = tuple(int(x) for x in re.findall(r'\d+', version)[:2])
     if found < NUMBA_FLOOR:
         floor = '.'.join(map(str, NUMBA_FLOOR))
-        return (f'numba {version} is older than {floor}, the oldest that compiles the '
+        return (f'numba {version} is older than {floor}, the oldest known to compile the '
                 f'kernels in minutes (pip install "numba>={floor}"): the NumPy backend runs')
     return ''
 

@@ -31,7 +31,7 @@ from pdls_ik.model import load_urdf
 from pdls_ik.resources import bundled_urdf
 import pytest
 
-OLD = ('numba 0.55.1 is older than 0.59, the oldest that compiles the kernels in minutes '
+OLD = ('numba 0.55.1 is older than 0.59, the oldest known to compile the kernels in minutes '
        '(pip install "numba>=0.59"): the NumPy backend runs')
 GOAL = (np.array([0.4, 0.1, 0.5]), np.array([1.0, 0.0, 0.0, 0.0]))
 
