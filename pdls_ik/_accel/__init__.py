@@ -43,9 +43,20 @@ through its compiled entry point (:func:`compiled_entry`).
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import importlib.util
+import logging
 import os
 from pathlib import Path
+import re
+import threading
+from typing import Optional, Tuple
+
+#: the oldest numba used: Ubuntu 24.04's python3-numba, tested by CI (issue 26: 0.55.1, Ubuntu
+#: 22.04's, and 0.57.1 had not compiled the Panda's kernels after 15 minutes; 0.58 is untested;
+#: the README, section Development, has the figures). An older numba is left unused: the NumPy
+#: backend runs, with one warning naming the version found and this one.
+NUMBA_FLOOR: Tuple[int, int] = (0, 59)
 
 # Compiled kernels are cached (numba ``cache=True``) in the user's cache folder, not beside the
 # sources: a cache inside site-packages survives ``pip uninstall`` (pip does not know those
@@ -75,14 +86,111 @@ def _sources_digest() -> str:
     return digest.hexdigest()[:12]
 
 
+#: the digest of the sources the kernels are compiled from (:func:`_sources_digest`)
+SOURCES_DIGEST = _sources_digest()
 os.environ.setdefault('NUMBA_CACHE_DIR', str(
     Path(os.environ.get('XDG_CACHE_HOME') or Path.home() / '.cache') / 'pdls_ik' / 'numba' /
-    _sources_digest()))
+    SOURCES_DIGEST))
+#: the folder of this package's kernels in the cache (numba's would be named by their path)
+_CACHE_PATH = os.path.join(os.environ['NUMBA_CACHE_DIR'], 'pdls_ik_accel')
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+_log = logging.getLogger('pdls_ik')
+_warned = threading.Event()     # the warning about an unusable numba, once per process
+
+
+def numba_version() -> Optional[str]:
+    """Return the installed numba's version ("0.59.0"), read without importing it; or None."""
+    if importlib.util.find_spec('numba') is None:
+        return None
+    try:
+        return importlib.metadata.version('numba')
+    except importlib.metadata.PackageNotFoundError:     # importable without metadata
+        import numba
+        return numba.__version__
+
+
+def numba_problem(version: Optional[str] = None) -> str:
+    """
+    Why the compiled kernels cannot be used ("" when they can).
+
+    :param version: a numba version ("0.55.1"); default the installed one
+        (:func:`numba_version`).
+    :return: one line naming the version found and the one needed, e.g. "numba 0.55.1 is
+        older than 0.59, ...", or that numba is not installed.
+    """
+    version = numba_version() if version is None else version
+    if version is None:
+        return 'numba is not installed (pip install numba)'
+    found = tuple(int(x) for x in re.findall(r'\d+', version)[:2])
+    if found < NUMBA_FLOOR:
+        floor = '.'.join(map(str, NUMBA_FLOOR))
+        return (f'numba {version} is older than {floor}, the oldest known to compile the '
+                f'kernels in minutes (pip install "numba>={floor}"): the NumPy backend runs')
+    return ''
 
 
 def available() -> bool:
-    """Whether numba is importable (the compiled kernels can be used)."""
-    return importlib.util.find_spec('numba') is not None
+    """
+    Whether the compiled kernels can be used: numba installed, not older than the floor.
+
+    An installed numba below :data:`NUMBA_FLOOR` gives False, with one warning per process
+    (logger ``pdls_ik``) naming the version found and the one needed.
+    """
+    problem = numba_problem()
+    if problem and numba_version() is not None and not _warned.is_set():
+        _warned.set()
+        _log.warning('pdls_ik: %s', problem)
+    return not problem
+
+
+def use_sources_cache() -> None:
+    """
+    Key numba's cache of this package's kernels by the sources' digest, not by path and mtime.
+
+    numba files a cached kernel under a hash of its source file's folder and stamps it with the
+    file's modification time (older numba) or contents: a new install path (a new colcon
+    workspace, a reinstall) would compile every kernel again. The kernels of this folder are
+    cached in ``NUMBA_CACHE_DIR/pdls_ik_accel`` instead, stamped with :data:`SOURCES_DIGEST`
+    (every source they read: an edit compiles anew). Each kernel module calls this before
+    its first ``@numba.njit(cache=True)``; a numba without this layout keeps its own.
+    """
+    from numba.core import caching
+    impl = getattr(caching, 'CacheImpl', None) or getattr(caching, '_CacheImpl', None)
+    base = getattr(caching, 'UserProvidedCacheLocator', None) or \
+        getattr(caching, '_UserProvidedCacheLocator', None)
+    if impl is None or base is None or \
+            any(getattr(c, 'pdls_ik', False) for c in impl._locator_classes):
+        return
+
+    class SourcesLocator(base):
+        """numba's cache locator of this package's kernels (see :func:`use_sources_cache`)."""
+
+        pdls_ik = True
+
+        def __init__(self, py_func, py_file):
+            self._py_file = py_file
+            self._lineno = py_func.__code__.co_firstlineno
+            self._cache_path = _CACHE_PATH
+
+        def get_cache_path(self):
+            return self._cache_path
+
+        def get_source_stamp(self):
+            return SOURCES_DIGEST
+
+        @classmethod
+        def from_function(cls, py_func, py_file):
+            if os.path.dirname(os.path.abspath(py_file)) != _HERE:
+                return None
+            locator = cls(py_func, py_file)
+            try:
+                locator.ensure_cache_path()
+            except OSError:         # not writable: numba's own locators
+                return None
+            return locator
+
+    impl._locator_classes.insert(0, SourcesLocator)
 
 
 def in_cache(*dispatchers) -> bool:

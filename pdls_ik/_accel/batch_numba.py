@@ -29,7 +29,10 @@ import math
 
 import numba
 import numpy as np
+from pdls_ik._accel import use_sources_cache
 from pdls_ik._accel.chain_numba import chain_tuple, pose_jacobian, pose_residual, turned
+
+use_sources_cache()     # before the first cached kernel
 
 STALL_WINDOW, STALL_RATIO = 5, 0.9  # same values as pdls_ik.ik.batch (asserted by the tests)
 

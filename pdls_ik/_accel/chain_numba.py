@@ -24,6 +24,9 @@ from __future__ import annotations
 import math
 
 import numba
+from pdls_ik._accel import use_sources_cache
+
+use_sources_cache()     # before the first cached kernel
 
 TWO_PI = 2.0 * math.pi
 

@@ -39,6 +39,9 @@ import math
 
 import numba
 import numpy as np
+from pdls_ik._accel import use_sources_cache
+
+use_sources_cache()     # before the first cached kernel
 
 #: indices of the task tuple (d_min, activation_distance, gain, weight, margin)
 TASK_D_MIN, TASK_ACTIVATION, TASK_GAIN, TASK_WEIGHT, TASK_MARGIN = range(5)

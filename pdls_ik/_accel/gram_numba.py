@@ -41,6 +41,9 @@ from __future__ import annotations
 import math
 
 import numba
+from pdls_ik._accel import use_sources_cache
+
+use_sources_cache()     # before the first cached kernel
 
 #: relative shift of the certificate: σ_min² is known to within this (σ_min to half of it)
 CERTIFY = 1e-10

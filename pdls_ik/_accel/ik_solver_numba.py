@@ -48,7 +48,7 @@ from numba.core import cgutils, types
 from numba.experimental import structref
 from numba.extending import intrinsic
 import numpy as np
-from pdls_ik._accel import compiled_entry, in_cache
+from pdls_ik._accel import compiled_entry, in_cache, use_sources_cache
 from pdls_ik._accel.chain_numba import chain_tuple, pose_jacobian, pose_residual, turned
 from pdls_ik._accel.step_numba import (adapt_step_size, BORROWING, improves_best, lock_arrays,
                                        locks_held, pending_sigma, pose_step, reset_basis,
@@ -57,6 +57,8 @@ from pdls_ik.ik.restarts import (CHECK_GOAL, CHECK_SEED, GOAL_UNCHECKED, RESTART
                                  SEED_UNCHECKED, USE_START)
 from pdls_ik.lie.se3 import MAX_GOAL_COORDINATE, QUAT_NORM_NOTE_TOL
 from pdls_ik.model.chain_arrays import ChainArrays
+
+use_sources_cache()     # before the first cached kernel
 
 
 #: status codes of the kernel; STUCK is the restart monitor's verdict (reported as "stalled")

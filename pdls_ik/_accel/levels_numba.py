@@ -40,11 +40,14 @@ import math
 
 import numba
 import numpy as np
+from pdls_ik._accel import use_sources_cache
 from pdls_ik._accel.chain_numba import turned
 from pdls_ik._accel.step_numba import (auto_lambda, bounded_gauss_seidel, clamp_stuck,
                                        compare_norms, exactly_inside, jacobi_rows,
                                        posture_within_limits)
 from pdls_ik.pdls.levels import ACTIVE_TOL
+
+use_sources_cache()     # before the first cached kernel
 
 #: per-level metrics of a step, columns of ``lm`` (3, 3): λ, rank, σ_min
 LM_LAMBDA, LM_RANK, LM_SIGMA = range(3)

@@ -37,7 +37,7 @@ from typing import List, NamedTuple, Tuple
 
 import numba
 import numpy as np
-from pdls_ik._accel import in_cache
+from pdls_ik._accel import in_cache, use_sources_cache
 from pdls_ik._accel.chain_numba import chain_tuple
 from pdls_ik._accel.collision_numba import (collision_tuple, collision_work, self_collision_rows,
                                             task_tuple)
@@ -51,6 +51,8 @@ from pdls_ik._accel.step_numba import lock_arrays, locks_held
 from pdls_ik.model.chain_arrays import ChainArrays
 from pdls_ik.pdls.levels import ACTIVE_TOL
 from pdls_ik.tasks.self_collision_task import SelfCollisionTask
+
+use_sources_cache()     # before the first cached kernel
 
 #: metrics vector of a solve: per level (lock, collision, pose) norm, λ, rank, σ_min at
 #: ``M_LEVEL + 4 k``; then the pose errors, whether a step was taken, the collision violation

@@ -35,12 +35,15 @@ import math
 
 import numba
 import numpy as np
+from pdls_ik._accel import use_sources_cache
 from pdls_ik._accel.chain_numba import turned
 from pdls_ik._accel.gram_numba import (gram_above, gram_bisect_sigma, gram_factor, GRAM_MIN_RATIO,
                                        gram_rayleigh, gram_solve, gram_suits)
 from pdls_ik.pdls.pgs import ZERO_COLUMN
 from pdls_ik.pdls.posture import PROJECTOR_TOL
 from pdls_ik.pdls.solve import BEST_TIE_ATOL, BEST_TIE_RTOL
+
+use_sources_cache()     # before the first cached kernel
 
 
 def _borrowing():

@@ -36,7 +36,7 @@ import math
 
 import numba
 import numpy as np
-from pdls_ik._accel import in_cache
+from pdls_ik._accel import in_cache, use_sources_cache
 from pdls_ik._accel.collision_numba import collision_work
 from pdls_ik._accel.ik_solver_numba import (CONVERGED, MAX_ITERATIONS, now,
                                             OPTION_DEFAULTS, residual_errors, STALLED,
@@ -48,6 +48,8 @@ from pdls_ik._accel.pose_problem_numba import (collision_arguments, collision_me
                                                M_ORI, M_POS, M_SIZE, M_STEPPED, M_VIOLATION,
                                                state_errors)
 from pdls_ik._accel.step_numba import locks_held
+
+use_sources_cache()     # before the first cached kernel
 
 PGS_LEVEL_WEIGHT, PGS_MAX_ITERATIONS, PGS_TOL = 1e-3, 200, 1e-12
 TIMED_OUT = 3

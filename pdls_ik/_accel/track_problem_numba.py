@@ -39,7 +39,7 @@ import numba
 from numba.core import types
 from numba.experimental import structref
 import numpy as np
-from pdls_ik._accel import in_cache
+from pdls_ik._accel import in_cache, use_sources_cache
 from pdls_ik._accel.chain_numba import chain_tuple
 from pdls_ik._accel.ik_solver_numba import (CONVERGED, evaluate, lock_residual, MAX_ITERATIONS,
                                             now, OPTION_DEFAULTS, residual_errors, seed_taken,
@@ -50,6 +50,8 @@ from pdls_ik._accel.step_numba import (adapt_step_size, exactly_inside, improves
 from pdls_ik.ik.restarts import CHECK_GOAL, CHECK_SEED, GOAL_UNCHECKED, SEED_UNCHECKED
 from pdls_ik.lie.se3 import MAX_GOAL_COORDINATE, QUAT_NORM_NOTE_TOL
 from pdls_ik.model.chain_arrays import ChainArrays
+
+use_sources_cache()     # before the first cached kernel
 
 #: PDLSOptions defaults of the box-constrained step (pgs_level_weight, pgs_max_iterations,
 #: pgs_tol; asserted by the tests)

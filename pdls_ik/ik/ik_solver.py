@@ -40,7 +40,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 from numpy.typing import NDArray
 from pdls_ik import pdls
-from pdls_ik._accel import available as numba_available
+from pdls_ik._accel import available as numba_available, numba_problem
 from pdls_ik.config import IKConfig
 from pdls_ik.errors import ConfigError, InputError, JointError, LinkError
 from pdls_ik.ik.pose_loop import pose_loop_unsupported, PoseLoop, STUCK
@@ -278,7 +278,7 @@ class IKSolver:
         #: whether the one-shot kernel is the plain pose kernel (:meth:`_solve_pose_kernel`)
         self._pose_kernel = False
         self._kernel_flags = USE_START | RESTART if cfg.random_restarts else USE_START
-        reason = self._numba_unsupported(cfg)
+        reason = '' if cfg.backend == 'numpy' else self._numba_unsupported(cfg)
         if cfg.backend == 'numba' and reason:
             raise ConfigError(f"parameter 'backend': 'numba' cannot solve this problem: {reason} "
                               "(backend 'auto' compiles what it can and runs the rest on NumPy)")
@@ -292,6 +292,8 @@ class IKSolver:
                 linkage, tip, base, extra, self.locks, self._options):
             self._pose_loop = PoseLoop(linkage, tip, base, free, self.frame, self._options,
                                        self.continuous)
+        #: why the NumPy backend runs although ``config.backend`` is "auto" ("" otherwise)
+        self.backend_reason = reason if cfg.backend == 'auto' else ''
         self._track_kernel = None
         if self.backend == 'numba' and extra:      # the self-collision level, compiled
             from pdls_ik._accel.pose_problem_numba import CollisionPoseKernel
@@ -318,7 +320,7 @@ class IKSolver:
     def _numba_unsupported(self, cfg: IKConfig) -> str:
         """Why the compiled kernels cannot solve this solver's problem ("" if they can)."""
         if not numba_available():
-            return 'numba is not installed (pip install numba)'
+            return numba_problem()
         if self.extra_tasks:
             from pdls_ik._accel.pose_problem_numba import collision_level_unsupported
             reason = collision_level_unsupported(self)

@@ -27,10 +27,11 @@ services, and a client calling from inside a callback of this process (MoveIt's 
 moveit2 #3633) does not stall them; no bad message stops the node: every failure becomes an
 ERROR status on /diagnostics. moveit_msgs/CollisionObject messages on ``collision_object`` (the
 topic MoveIt's planning scene reads too) become environment obstacles of the collision level
-(:mod:`pdls_ik.ros_logic.collision_objects`). The robot's solvers (numba kernels: tens of
-seconds on a cold cache) load in a thread of their own
-(:class:`~pdls_ik.ros_logic.loader.Loader`): diagnostics say "loading solver kernels" from the
-start, goals wait, and the services answer FAILURE saying so. Every callback enters a
+(:mod:`pdls_ik.ros_logic.collision_objects`). The robot's solvers load in a thread of their own
+(:class:`~pdls_ik.ros_logic.loader.Loader`): when their numba kernels would compile (minutes on
+a first start), the robot serves at once on the NumPy backend and switches to the compiled
+kernels once they are loaded (:func:`~pdls_ik.ros_logic.loader.kernel_stages`); the ``backend``
+status says which answers. Every callback enters a
 :class:`~pdls_ik.ros_logic.gate.CallbackGate`, closed before the node is destroyed.
 """
 from __future__ import annotations
@@ -42,6 +43,7 @@ from typing import Optional, Sequence, Tuple
 
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PoseStamped
+from pdls_ik.diagnostics import OK
 from pdls_ik.errors import ConfigError, PDLSIKError
 from pdls_ik.model.srdf import load_srdf
 from pdls_ik.msgs import (diagnostic_array, float64_multi_array, joint_state, joint_trajectory,
@@ -59,7 +61,8 @@ from pdls_ik.ros_logic.fk_service import compute_fk
 from pdls_ik.ros_logic.gate import CallbackGate
 from pdls_ik.ros_logic.ik_service import IKService, tip_priorities
 from pdls_ik.ros_logic.lifetime import ExitGuard
-from pdls_ik.ros_logic.loader import Loader, LOADING
+from pdls_ik.ros_logic.loader import (backend_status, kernel_stages, KernelError, Loader,
+                                      LOADING)
 from pdls_ik.ros_logic.parameters import (apply_changes, COLLISION_PARAMETERS,
                                           COMMAND_OUT_TYPES, config_from_values, node_settings,
                                           read_only_names)
@@ -111,6 +114,8 @@ class PDLSIKNode(Node):
         self.tracker: Optional[Tracker] = None
         self.service = None
         self._loader = Loader(self._robot_loaded, self._robot_failed)
+        #: why the compiled kernels of the robot in service failed to load ("" if they did not)
+        self._kernel_failure = ''
         self._pending_goal = None
         self._last_match = None
         self._solve_group = MutuallyExclusiveCallbackGroup()
@@ -173,24 +178,31 @@ class PDLSIKNode(Node):
                             self.scene.obstacles)
         controller_joints(robot, None, self.settings['controller_joints'])  # names only
         self.board.warn('solver', f'{LOADING}: robot from the {origin}')
-        self._loader.start(lambda: self._build(robot), origin)
+        self._loader.start(lambda: kernel_stages(robot), origin)
 
-    def _build(self, robot):
+    def _install(self, robot):
         """In the loader's thread: the tracker and service of ``robot`` (kernels loaded)."""
         if self.tracker is None:
             tracker = Tracker(robot, self.mode, self.settings['controller_joints'],
                               self.settings['state_timeout'], *self._stream_timing())
-            return robot, tracker, IKService(robot, self._srdf, **self._semantics)
+            return tracker, IKService(robot, self._srdf, **self._semantics)
         self.tracker.set_robot(robot)
         self.service.set_robot(robot)
-        return robot, self.tracker, self.service
+        return self.tracker, self.service
 
-    def _robot_loaded(self, built, origin: str) -> None:
+    def _like_current(self, robot):
+        """``robot`` on the NumPy backend when the one in service is (its kernels not loaded)."""
+        tracker = self.tracker
+        return robot.on_numpy() if tracker is not None and tracker.robot.interim else robot
+
+    def _robot_loaded(self, robot, origin: str) -> None:
+        """In the loader's thread: a stage of ``robot`` (on NumPy first, while kernels compile)."""
         with self._gate.enter() as open_:
             if not open_:
                 return
-            robot, tracker, service = built
+            tracker, service = self._install(robot)
             self.tracker, self.service, self.config = tracker, service, robot.config
+            self._kernel_failure = ''
             if self._srdf is not None and service.groups.srdf is not self._srdf:
                 try:                            # arrived on the topic while the robot loaded
                     service.set_srdf(self._srdf)
@@ -203,14 +215,19 @@ class PDLSIKNode(Node):
             self.board.ok('robot_description', f"robot '{robot.linkage.name}' from the "
                           f"{origin}: {robot.linkage.n} joints, base '{robot.base_link}', tip "
                           f"'{robot.tip_link}', controller joints: {joints}")
-            self.board.ok('solver', 'ready: waiting for a goal')
+            if not tracker.has_goal:        # (a switch of backend keeps the goal's status)
+                self.board.ok('solver', 'ready: waiting for a goal')
+            self._report_backend()
             left_out = tracker.uncommanded_joints
             if left_out:
                 self.board.warn('controller_joints', 'the solver moves joints the controller '
                                 f"does not command: {', '.join(left_out)}")
             else:
                 self.board.ok('controller_joints', ', '.join(tracker.commanded_joints))
-            self.get_logger().info(f'{NODE_NAME} ready: solver kernels loaded')
+            self.get_logger().info(f'{NODE_NAME} ready: ' + (
+                'answering from the NumPy backend while the solver kernels load (a first '
+                'start on a machine compiles them: minutes)'
+                if robot.interim else 'solver kernels loaded'))
             objects, self._pending_objects = self._pending_objects, []
             for msg in objects:
                 self._apply_collision_object(msg)
@@ -222,6 +239,11 @@ class PDLSIKNode(Node):
     def _robot_failed(self, exc: BaseException, origin: str) -> None:
         with self._gate.enter() as open_:
             if not open_:
+                return
+            if isinstance(exc, KernelError):        # the NumPy stage answers on
+                self._kernel_failure = str(exc)
+                self._report_backend()
+                self.publish_diagnostics()
                 return
             kept = ' (previous model kept)' if self.tracker else ''
             if self.tracker is None:
@@ -270,8 +292,9 @@ class PDLSIKNode(Node):
                 tracker = self.tracker
                 if tracker is not None and tracker.robot.collision is not None:
                     # the collision model skips the SRDF's disable_collisions pairs: rebuilt
-                    robot = build_robot(tracker.robot.description, self.config, self.collision,
-                                        srdf, self.scene.obstacles)
+                    robot = self._like_current(build_robot(
+                        tracker.robot.description, self.config, self.collision, srdf,
+                        self.scene.obstacles))
                     tracker.set_robot(robot)
                     self.service.set_robot(robot, srdf)
                     self._report_collision(robot)
@@ -297,7 +320,7 @@ class PDLSIKNode(Node):
         with self._gate.enter() as open_:
             if not open_:
                 return
-            if self.tracker is None or self._loader.loading:
+            if self.tracker is None or self._loader.waiting:
                 self._pending_goal = msg
                 self.board.warn('goal_pose', f'goal held until the solver is ready '
                                 f'({LOADING})')
@@ -451,7 +474,7 @@ class PDLSIKNode(Node):
         with self._gate.enter() as open_:
             if not open_:
                 return
-            if self.service is None or self._loader.loading:
+            if self.service is None or self._loader.waiting:
                 self._pending_objects.append(msg)
                 self.board.warn('collision_object', f'{len(self._pending_objects)} collision '
                                 f'object message(s) held until the robot is loaded')
@@ -472,7 +495,7 @@ class PDLSIKNode(Node):
         if not open_:
             return 'node shutting down'
         progress = self._loader.progress()
-        if self.service is None or progress is not None:
+        if self.service is None or self._loader.waiting:
             why = progress or 'no robot model yet (waiting for robot_description)'
             return f'solver not ready, retry later: {why}'
         return None
@@ -541,6 +564,7 @@ class PDLSIKNode(Node):
                     raise ConfigError(robot.collision_problem)
                 controller_joints(robot, None, self.settings['controller_joints'])
                 if self.tracker is not None and not description:
+                    robot = self._like_current(robot)
                     self.tracker.set_robot(robot)  # kernels in memory already: quick
                     self.service.set_robot(robot)
                     self._report_collision(robot)
@@ -561,13 +585,30 @@ class PDLSIKNode(Node):
             if not open_:
                 return
             progress = self._loader.progress()
-            if progress is not None:
+            if progress is not None and self._loader.waiting:
                 self.board.warn('solver', progress)
+            self._report_backend()
             tracker = self.tracker
             if tracker is not None and tracker.state_age(time.monotonic()) is not None:
                 level, message = tracker.state_status(time.monotonic(), self._last_match)
                 self.board.set('joint_states', level, message)
             self.publish_diagnostics()
+
+    def _report_backend(self) -> None:
+        """Set the ``backend`` status: the backend answering, and why (logged on a change)."""
+        tracker = self.tracker
+        if tracker is None:
+            return
+        compiling = self._loader.elapsed() if tracker.robot.interim else None
+        level, message = backend_status(tracker.robot, *tracker.backend, compiling,
+                                        self._kernel_failure)
+        try:
+            old = self.board.get('backend').level
+        except KeyError:
+            old = None
+        if self.board.set('backend', level, message) and level != old:
+            log = self.get_logger()
+            (log.info if level == OK else log.warning)(f'backend: {message}')
 
     def _on_first_diagnostics(self) -> None:
         self._first_diagnostics.cancel()

@@ -325,7 +325,7 @@ class IKService:
             try:
                 tasks = self._extra_tasks(avoid)
                 candidate = IKSolver(self._robot.linkage, tip, group.base_link,
-                                     config=self._robot.config, extra_tasks=tasks)
+                                     config=self._robot.solver_config, extra_tasks=tasks)
                 # the variables it moves (chain, locks, extra tasks') are the group's
                 if np.array_equal(np.flatnonzero(candidate.free), group.variables):
                     candidate.warm_up()

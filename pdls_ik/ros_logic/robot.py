@@ -23,7 +23,7 @@ failing change leaves the previous robot in service (never half-applied).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Optional
 
 import numpy as np
@@ -51,6 +51,8 @@ class Robot:
     :ivar collision_problem: why it could not be built ("" when it was, or was not asked for).
     :ivar obstacles: the node's environment obstacles
         (:class:`~pdls_ik.model.obstacles.ObstacleSet`, read on the collision level), or None.
+    :ivar interim: its solvers run on the NumPy backend while the compiled kernels compile
+        (:meth:`on_numpy`); ``config`` keeps the configured backend.
     """
 
     linkage: object
@@ -63,26 +65,39 @@ class Robot:
     collision: object = None
     collision_problem: str = ''
     obstacles: object = None
+    interim: bool = False
 
     @property
     def joint_names(self):
         """Model joint order (the order of q)."""
         return list(self.linkage.joint_names)
 
-    def solver(self, tip_link: Optional[str] = None, one_shot: bool = False):
+    @property
+    def solver_config(self) -> IKConfig:
+        """Return the config of its solvers: ``config``, on the NumPy backend when ``interim``."""
+        return self.config.replace(backend='numpy') if self.interim else self.config
+
+    def on_numpy(self) -> 'Robot':
+        """Return this robot with its solvers on the NumPy backend (``interim``)."""
+        return replace(self, interim=True)
+
+    def solver(self, tip_link: Optional[str] = None, one_shot: bool = False,
+               warm: bool = True):
         """
         Build a new :class:`pdls_ik.ik.IKSolver` for ``tip_link`` (default: the configured tip).
 
         One solver per thread: the tracking loop and the service each hold their own. Its
-        compiled kernels are loaded here (:meth:`IKSolver.warm_up`), not by the first goal.
-        With a collision model, the self-collision level is added: the velocity damper of
-        ``tracking_rate`` for tracking, the position form when ``one_shot``.
+        compiled kernels are loaded here (:meth:`IKSolver.warm_up`; not when ``warm`` is
+        False), not by the first goal. With a collision model, the self-collision level is
+        added: the velocity damper of ``tracking_rate`` for tracking, the position form when
+        ``one_shot``.
 
         :raises LinkError: unknown tip link.
         """
         solver = IKSolver(self.linkage, tip_link or self.tip_link, self.base_link,
-                          config=self.config, extra_tasks=self.extra_tasks(one_shot))
-        solver.warm_up()
+                          config=self.solver_config, extra_tasks=self.extra_tasks(one_shot))
+        if warm:
+            solver.warm_up()
         return solver
 
     def extra_tasks(self, one_shot: bool = True) -> Optional[TaskConfig]:
@@ -152,7 +167,7 @@ def build_robot(description: str, config: IKConfig,
     robot = Robot(linkage, config, base, config.tip_link, description, tasks, settings, model,
                   problem, obstacles)
     try:
-        robot.solver()
+        robot.solver(warm=False)        # compiles nothing here (the loader's thread does)
     except (ConfigError, InputError) as exc:
         raise ConfigError(f"parameter 'tasks_file' ({config.tasks_file}): {exc}") from None
     return robot

@@ -56,7 +56,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 import math
 import threading
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -183,6 +183,12 @@ class Tracker:
     def robot(self) -> Robot:
         """Return the robot in service."""
         return self._robot
+
+    @property
+    def backend(self) -> Tuple[str, str]:
+        """(:attr:`IKSolver.backend`, :attr:`IKSolver.backend_reason`) of its solver."""
+        solver = self._solver
+        return solver.backend, solver.backend_reason
 
     @property
     def commanded_joints(self) -> List[str]:

@@ -25,6 +25,7 @@ import time
 
 import numpy as np
 from pdls_ik import IKConfig
+from pdls_ik._accel import available as numba_available, numba_problem
 from pdls_ik.cli.demo_path import default_path, dexterous_homes, trackable_path
 from pdls_ik.cli.tracking import OFFLINE_TRACKING_TIMEOUT, run_tracking, summarize
 from pdls_ik.ik import FIRST_SOLVE_MIN_ITERATIONS, IKSolver
@@ -48,10 +49,16 @@ class LateClock:
         return self.now
 
 
+def _needs_numba():
+    """Skip, saying why, when the compiled kernels cannot be used (numba missing or too old)."""
+    if not numba_available():
+        pytest.skip(numba_problem())
+
+
 def _solver(name, backend, **config):
     robot = load_urdf(bundled_urdf(name))
     if backend == 'numba':
-        pytest.importorskip('numba')
+        _needs_numba()
     solver = IKSolver(robot, TIPS[name], config=IKConfig(backend=backend, **config))
     solver.warm_up()
     return robot, solver
@@ -120,7 +127,7 @@ def test_tracking_cycles_bounded_by_iterations_are_load_independent(monkeypatch,
     """
     robot = load_urdf(bundled_urdf('bimanual'))
     if backend == 'numba':
-        pytest.importorskip('numba')
+        _needs_numba()
     config = {'backend': backend, 'position_only': True}
     solver = IKSolver(robot, 'r_tool', config=IKConfig(
         tracking_timeout=OFFLINE_TRACKING_TIMEOUT, **config))

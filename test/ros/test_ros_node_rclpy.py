@@ -293,6 +293,44 @@ def test_compute_ik_answered_while_kernels_load(ros):
     assert response.error_code.val == response.error_code.FAILURE
 
 
+def test_first_start_answers_from_numpy_while_kernels_compile(ros, monkeypatch):
+    """Issue 26 item 4: IK and FK answer during a first start's compile, then the switch."""
+    moveit = pytest.importorskip('moveit_msgs.srv',
+                                 reason='moveit_msgs not installed: ~/compute_ik not offered')
+    from pdls_ik.ros import node as node_module
+    release = threading.Event()
+
+    def held_back(robot):       # kernel_stages on a first start: compiling until released
+        yield robot.on_numpy()
+        assert release.wait(300)
+        robot.solver()
+        yield robot
+
+    monkeypatch.setattr(node_module, 'kernel_stages', held_back)
+    start, probe = ros
+    node = start(robot_description=PANDA, tip_link='panda_link8')
+    assert node.tracker.robot.interim
+    fk_client = probe.node.create_client(moveit.GetPositionFK, f'{NODE}/compute_fk')
+    ik_client = probe.node.create_client(moveit.GetPositionIK, f'{NODE}/compute_ik')
+    assert fk_client.wait_for_service(timeout_sec=10.0)
+    assert ik_client.wait_for_service(timeout_sec=10.0)
+    fk = moveit.GetPositionFK.Request()
+    fk.fk_link_names = ['panda_link8']
+    assert _call(probe, fk_client, fk).error_code.val == 1
+    request = moveit.GetPositionIK.Request()
+    request.ik_request.pose_stamped = _goal(node.tracker.robot.linkage, Q_GOAL)
+    request.ik_request.timeout.sec = 5
+    for _ in range(5):
+        assert _call(probe, ik_client, request).error_code.val == 1      # SUCCESS
+    assert probe.wait(lambda: probe.status('backend', WARN, 'numpy: answering from the NumPy '
+                                           'backend while numba'), timeout=ANSWER_WAIT)
+    release.set()
+    assert probe.wait(lambda: not node.tracker.robot.interim, timeout=ANSWER_WAIT)
+    assert _call(probe, ik_client, request).error_code.val == 1
+    assert probe.wait(lambda: probe.status('backend', OK, 'compiled kernels') or
+                      probe.status('backend', WARN, 'numpy: numba'), timeout=ANSWER_WAIT)
+
+
 def test_ctrl_c_exits_without_unretrieved_exception(tmp_path):
     """Issue 19 item 6: 1 of 6 Ctrl-C printed 'exception was never retrieved'."""
     import signal

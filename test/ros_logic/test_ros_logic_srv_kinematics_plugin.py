@@ -264,7 +264,7 @@ def test_tip_priorities_rank_conflicting_hands(store):  # noqa: F811
     """
     ts, types = store
     robot, srdf = _robot(bundled_urdf('bimanual').read_text(), 'r_tool',
-                         bundled_srdf('bimanual'), position_only=True, timeout=0.05)
+                         bundled_srdf('bimanual'), position_only=True, timeout=2.0)
     linkage = robot.linkage
     q = robot.default_q()
     left = linkage.forward_kinematics(q, 'l_tool', 'torso')
