@@ -63,15 +63,14 @@ setup(
         'tqdm>=4.60',
         # compiled backend of the one-shot solve (IKConfig.backend); without it the NumPy
         # reference implementation runs (e.g. a ROS install from apt without python3-numba)
-        'numba>=0.57',
+        'numba>=0.59',
     ],
     extras_require={
         # self-collision: trimesh fits capsules to collision meshes (pdls_ik.model.collision)
         'collision': ['trimesh>=4'],
-        # coal checks the collision distances; it needs a newer NumPy than the oldest pass of
-        # .ci/oldest-deps (NumPy 1.23), which installs 'test-oldest' (its tests skip there)
+        # coal checks the collision distances (the distributions' passes of .ci/distro-deps
+        # install TEST_REQUIRES without it: its wheels need a newer NumPy)
         'test': TEST_REQUIRES + ['coal>=3'],
-        'test-oldest': TEST_REQUIRES,
         # reachability maps (pdls-ik reach): spread over cores and machines, chunked results
         'reach': ['dask[distributed]>=2022.1', 'zarr>=2.11'],
         'bench': ['pin>=2.6', 'ikpy>=3.3', 'roboticstoolbox-python>=1.1', 'coal>=3'],

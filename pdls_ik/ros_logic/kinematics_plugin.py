@@ -48,7 +48,6 @@ from xml.sax.saxutils import quoteattr
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.spatial.transform import Rotation
 from pdls_ik.config import IKConfig, MOVEIT_IGNORED, PARAMETERS
 from pdls_ik.errors import ConfigError, PDLSIKError
 from pdls_ik.ik import IKSolver
@@ -57,6 +56,7 @@ from pdls_ik.msgs.geometry import ParsedPose
 from pdls_ik.msgs.moveit import ErrorCode, IKServiceRequest, IKTarget
 from pdls_ik.ros_logic.ik_service import IKService
 from pdls_ik.ros_logic.robot import build_robot
+from scipy.spatial.transform import Rotation
 
 Array = NDArray[np.float64]
 
@@ -70,7 +70,7 @@ MIN_ATTEMPT_TIME = 2e-4
 
 def plugin_config(parameters: Mapping[str, Any]) -> Tuple[IKConfig, List[str]]:
     """
-    The solver's :class:`IKConfig` from the group's kinematics.yaml parameters.
+    Build the solver's :class:`IKConfig` from the group's kinematics.yaml parameters.
 
     :param parameters: key -> value of ``robot_description_kinematics.<group>.*`` (the prefix
         removed). IKConfig fields and MoveIt's aliases (``position_only_ik``, ``epsilon``) apply;
@@ -92,8 +92,10 @@ def plugin_config(parameters: Mapping[str, Any]) -> Tuple[IKConfig, List[str]]:
 def group_srdf(robot_name: str, group: str, joints: Sequence[str], base_frame: str,
                links: Sequence[str], root_link: str) -> str:
     """
-    SRDF text of one group made of MoveIt's joints, with ``base_frame`` as the model frame when it
-    is not a link (MoveIt names the model frame when the group's first joint has no parent link).
+    Write the SRDF text of one group made of MoveIt's joints.
+
+    ``base_frame`` becomes the model frame (a virtual joint to the root) when it is not a link:
+    MoveIt names the model frame when the group's first joint has no parent link.
     """
     lines = [f'<robot name={quoteattr(robot_name)}>']
     if base_frame and base_frame not in links:
@@ -138,7 +140,7 @@ class KinematicsPlugin:
         missing = [j for j in joint_names if j not in linkage.joint_names]
         if missing:
             raise ConfigError(f"group '{group_name}': joint(s) {', '.join(missing)} are not "
-                              f"revolute, continuous or prismatic joints of robot "
+                              'revolute, continuous or prismatic joints of robot '
                               f"'{linkage.name}'")
         for tip in tip_frames:
             linkage.link_index(tip)
@@ -167,7 +169,7 @@ class KinematicsPlugin:
                 self._compile.start()
 
     def _chain_solvers(self, robot, config: IKConfig) -> List[IKSolver]:
-        """The compiled chain solvers of the tips whose chain is the group (kernels to load)."""
+        """Return the compiled chain solvers of the tips whose chain is the group."""
         out = []
         for tip in self.tip_frames:
             try:
@@ -197,7 +199,7 @@ class KinematicsPlugin:
         return 'numba'
 
     def wait_compiled(self, timeout: Optional[float] = None) -> bool:
-        """Wait until the kernels are compiled (tests, tools); True when the numba backend is in."""
+        """Wait for the kernels to compile; True when the numba backend answers."""
         if self._compile is not None:
             self._compile.join(timeout)
         return self._numpy_service is None

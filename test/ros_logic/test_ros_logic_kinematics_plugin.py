@@ -1,0 +1,136 @@
+# Copyright 2026 pdls_ik developers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""The MoveIt kinematics plugin's solver (KinematicsPlugin), checked by forward kinematics."""
+import math
+
+import numpy as np
+from pdls_ik.errors import ConfigError
+from pdls_ik.model import load_urdf
+from pdls_ik.resources import bundled_urdf
+from pdls_ik.ros_logic.kinematics_plugin import KinematicsPlugin, plugin_config
+import pytest
+from scipy.spatial.transform import Rotation
+
+ARM = [f'panda_joint{i}' for i in range(1, 8)]
+
+
+@pytest.fixture(scope='module')
+def panda():
+    with open(bundled_urdf('panda')) as f:
+        xml = f.read()
+    return KinematicsPlugin(xml, 'panda_arm', ARM, 'panda_link0', ['panda_link8'],
+                            {'backend': 'numpy', 'kinematics_solver_timeout': 0.005,
+                             'kinematics_solver': 'pdls_ik/PDLSKinematicsPlugin'})
+
+
+def _pose_error(a, b):
+    dp = np.linalg.norm(np.subtract(a[:3], b[:3]))
+    rot = Rotation.from_quat(a[3:]) * Rotation.from_quat(b[3:]).inv()
+    return dp, np.linalg.norm(rot.as_rotvec())
+
+
+def test_random_reachable_goals_are_solved_in_moveit_s_joint_order(panda):
+    rng = np.random.default_rng(3)
+    lower, upper = panda._lower, panda._upper
+    for _ in range(20):
+        goal = panda.forward(['panda_link8'], lower + rng.random(7) * (upper - lower))[0]
+        seed = lower + rng.random(7) * (upper - lower)
+        code, q, message = panda.search([goal], seed, timeout=1.0)
+        assert code == 1, message
+        assert len(q) == 7 and np.all(np.array(q) >= lower) and np.all(np.array(q) <= upper)
+        dp, dr = _pose_error(panda.forward(['panda_link8'], q)[0], goal)
+        assert dp < 1e-4 and dr < 1e-3
+
+
+def test_forward_is_the_model_s_forward_kinematics_in_the_base_frame(panda):
+    q = np.array([0.1, -0.5, 0.2, -2.0, 0.1, 1.6, 0.7])
+    pose = panda.forward(['panda_link8'], q)[0]
+    full = np.zeros(panda.linkage.n)
+    full[[panda.linkage.joint_index(j) for j in ARM]] = q
+    T = panda.linkage.forward_kinematics(full, 'panda_link8', 'panda_link0')
+    assert np.allclose(pose[:3], T[:3, 3], atol=1e-12)
+    assert np.allclose(Rotation.from_quat(pose[3:]).as_matrix(), T[:3, :3], atol=1e-12)
+
+
+def test_consistency_limits_bound_the_answer_around_the_seed(panda):
+    seed = np.array([0.0, -0.3, 0.0, -2.0, 0.0, 1.8, 0.8])
+    goal = panda.forward(['panda_link8'], seed + 0.05)[0]
+    limits = [0.2] * 7
+    for attempt in range(3):
+        code, q, message = panda.search([goal], seed, 1.0, limits, attempt)
+        if code == 1:
+            assert np.all(np.abs(np.array(q) - seed) <= 0.2 + 1e-12)
+        else:
+            assert code == -31 and 'consistency' in message
+    # a goal only reachable far from the seed is refused, never answered outside the box
+    far = panda.forward(['panda_link8'], seed + np.array([1.5, 0, 0, 0, 0, 0, 0]))[0]
+    code, q, message = panda.search([far], seed, 0.2, [0.1] * 7, 0)
+    assert code != 1 and q == []
+
+
+def test_retries_start_elsewhere_and_are_deterministic(panda):
+    seed = np.zeros(7)
+    first = panda._seed_of_attempt(seed, None, 1)
+    assert np.array_equal(first, panda._seed_of_attempt(seed, None, 1))
+    assert not np.array_equal(first, panda._seed_of_attempt(seed, None, 2))
+    assert np.all(first >= panda._lower) and np.all(first <= panda._upper)
+    boxed = panda._seed_of_attempt(seed, np.full(7, 0.1), 5)
+    assert np.all(np.abs(boxed) <= 0.1)
+
+
+def test_bad_calls_get_moveit_codes_naming_the_field(panda):
+    goal = [0.3, 0.0, 0.5, 1.0, 0.0, 0.0, 0.0]
+    code, q, message = panda.search([goal], [0.0] * 6, 0.1)
+    assert (code, q) == (-17, []) and '6 values for 7 joints' in message
+    code, q, message = panda.search([goal, goal], [0.0] * 7, 0.1)
+    assert (code, q) == (-18, []) and '2 poses for 1 tip frames' in message
+
+
+def test_kinematics_yaml_keys():
+    config, ignored = plugin_config({'position_only_ik': True, 'kinematics_solver_timeout': 0.01,
+                                     'kinematics_solver_attempts': 3, 'foo': 1})
+    assert config.position_only and ignored == ['foo']
+    assert config.timeout != 0.01        # MoveIt's per-call timeout is not the solver's default
+    with pytest.raises(ConfigError, match='position_tolerance'):
+        plugin_config({'position_tolerance': -1.0})
+
+
+def test_two_tips_of_the_bimanual_robot_in_one_group():
+    with open(bundled_urdf('bimanual')) as f:
+        xml = f.read()
+    linkage = load_urdf(xml)
+    tips = ['l_tool', 'r_tool']
+    moved = set()
+    for tip in tips:
+        chain = linkage.chain(tip, linkage.root_link)
+        moved |= {linkage.joint_names[i] for i in
+                  np.flatnonzero(np.any(chain.select != 0.0, axis=0))}
+    joints = [j for j in linkage.joint_names if j in moved]
+    plugin = KinematicsPlugin(xml, 'both_arms', joints, linkage.root_link, tips,
+                              {'backend': 'numpy'})
+    rng = np.random.default_rng(1)
+    lower, upper = plugin._lower, plugin._upper
+    lower = np.where(np.isfinite(lower), lower, -math.pi)
+    upper = np.where(np.isfinite(upper), upper, math.pi)
+    solved = 0
+    for _ in range(5):
+        goals = plugin.forward(tips, lower + rng.random(len(joints)) * (upper - lower))
+        code, q, message = plugin.search(goals, 0.5 * (lower + upper), 2.0)
+        if code == 1:
+            solved += 1
+            for got, goal in zip(plugin.forward(tips, q), goals):
+                dp, dr = _pose_error(got, goal)
+                assert dp < 1e-3 and dr < 1e-2
+    assert solved >= 4
