@@ -206,7 +206,7 @@ class KinematicsPlugin:
 
     # ------------------------------------------------------------------ IK
     def _seed_of_attempt(self, seed: Array, consistency: Optional[Array], attempt: int) -> Array:
-        """The start of attempt k: the seed, then draws of a generator seeded by k."""
+        """Return the start of attempt k: the seed, then draws of a generator seeded by k."""
         if attempt == 0:
             return seed
         rng = np.random.default_rng(attempt)
