@@ -607,8 +607,11 @@ class PDLSIKNode(Node):
         except KeyError:
             old = None
         if self.board.set('backend', level, message) and level != old:
-            log = self.get_logger()
-            (log.info if level == OK else log.warning)(f'backend: {message}')
+            # one call site per severity: rclpy refuses a call site whose severity changes
+            if level == OK:
+                self.get_logger().info(f'backend: {message}')
+            else:
+                self.get_logger().warning(f'backend: {message}')
 
     def _on_first_diagnostics(self) -> None:
         self._first_diagnostics.cancel()
