@@ -22,10 +22,9 @@ interpreter's exit) would keep the process, and its compilation, alive: stopping
 during the load (SIGINT, then SIGTERM to the launch 3 s later) left every node running for up to
 half an hour, and a further SIGINT did not end them. :class:`ExitGuard` makes the end certain:
 
-- the first SIGINT or SIGTERM starts the clean shutdown (rclpy's own handler stops the executor;
-  the guard's handler, which rclpy calls after its own, arms the deadline) and arms a deadline:
-  the process exits :data:`EXIT_GRACE` seconds later whatever it is still doing
-  (``os._exit``: no thread, atexit hook or compilation holds it);
+- the first SIGINT or SIGTERM starts the clean shutdown (rclpy's own handler stops the executor)
+  and arms a deadline: the process exits :data:`EXIT_GRACE` seconds later whatever it is still
+  doing (``os._exit``: no thread, atexit hook or compilation holds it);
 - a second signal exits at once;
 - when the parent process (the launch) dies, the node gets SIGTERM: ``prctl(PR_SET_PDEATHSIG)``
   on Linux, else a thread that polls the parent's pid every :data:`PARENT_POLL` seconds.
@@ -35,6 +34,13 @@ on (it expects the terminal to have signalled the whole process group) and sends
 ``sigterm_timeout`` (5 s) later; a SIGTERM to the launch before then ends the launch at once and
 leaves its nodes unsignalled. The forced exit's line on stderr is best effort: the launch that
 read the node's output may be gone (a broken pipe must not keep the process alive).
+
+The guard learns of a signal from a thread of its own, not from a Python signal handler: CPython
+runs those in the main thread only, between bytecodes, and the kernel may deliver the signal to
+any thread. A main thread blocked in C (joining a thread, waiting on a lock, inside a long
+kernel call) then never runs the handler, and the deadline is never armed. CPython's C-level
+handler writes each signal's number to the wakeup fd (``signal.set_wakeup_fd``) from whatever
+thread received it; the guard's watch thread reads it there.
 """
 from __future__ import annotations
 
@@ -42,6 +48,7 @@ import ctypes
 import ctypes.util
 import os
 import signal
+import socket
 import sys
 import threading
 import time
@@ -55,6 +62,10 @@ PARENT_POLL = 0.5
 PR_SET_PDEATHSIG = 1
 #: the signals that stop a node
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+def _ignore(signum: int, frame=None) -> None:
+    """Python-level handler of a signal the guard's watch thread takes from the wakeup fd."""
 
 
 def _prctl_parent_death(signum: int) -> bool:
@@ -87,6 +98,7 @@ class ExitGuard:
         self._lock = threading.Lock()
         self._timer: Optional[threading.Timer] = None
         self._signals = 0
+        self._wakeup: Optional[socket.socket] = None
 
     @property
     def armed(self) -> bool:
@@ -121,9 +133,9 @@ class ExitGuard:
 
     def handle(self, signum: int, frame=None) -> None:
         """
-        Signal handler: the first stop signal arms the deadline, a second one exits now.
+        Take a stop signal: the first arms the deadline, a second one exits now.
 
-        It does not raise: rclpy's handler, which runs first, has already stopped the executor.
+        It does not raise: rclpy's handler has already stopped the executor.
         """
         self._signals += 1
         if self._signals > 1:
@@ -134,14 +146,40 @@ class ExitGuard:
 
     def install(self, signals: Sequence[int] = STOP_SIGNALS) -> None:
         """
-        Handle ``signals`` with :meth:`handle` (from the main thread, before ``rclpy.init``).
+        Take ``signals`` (from the main thread, before ``rclpy.init``).
 
-        Installed first, the handler is the one rclpy's handler calls after its own (rclpy keeps
-        the handler it replaces and calls it), and the one in place again once rclpy has shut
-        down.
+        The Python handler installed for each signal does nothing itself: it keeps CPython's
+        C-level handler in place (rclpy's handler, installed after it, calls it in turn), which
+        writes the signal to the wakeup fd that the guard's watch thread reads and passes to
+        :meth:`handle`. Where the wakeup fd is already taken (an asyncio loop in this process),
+        it is left alone and the Python handler calls :meth:`handle` itself.
         """
+        handler = self.handle
+        if self._wakeup is None:
+            reader, writer = socket.socketpair()
+            writer.setblocking(False)
+            previous = signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
+            if previous == -1:
+                self._wakeup = writer
+                threading.Thread(target=self._watch_signals, args=(reader, frozenset(signals)),
+                                 daemon=True, name='pdls_ik signal watch').start()
+            else:
+                signal.set_wakeup_fd(previous)
+                reader.close()
+                writer.close()
+        if self._wakeup is not None:
+            handler = _ignore
         for signum in signals:
-            signal.signal(signum, self.handle)
+            signal.signal(signum, handler)
+
+    def _watch_signals(self, reader: socket.socket, signals: frozenset) -> None:
+        while True:
+            data = reader.recv(64)
+            if not data:
+                return
+            for signum in data:
+                if signum in signals:
+                    self.handle(signum)
 
     def watch_parent(self, poll: float = PARENT_POLL,
                      parent: Optional[int] = None) -> Optional[threading.Thread]:
