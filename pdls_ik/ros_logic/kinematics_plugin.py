@@ -44,6 +44,7 @@ import math
 import threading
 from typing import Any, List, Mapping, Optional, Sequence, Tuple
 import warnings
+import xml.etree.ElementTree as ET
 from xml.sax.saxutils import quoteattr
 
 import numpy as np
@@ -87,6 +88,45 @@ def plugin_config(parameters: Mapping[str, Any]) -> Tuple[IKConfig, List[str]]:
         else:
             unknown.append(key)
     return IKConfig.from_dict(known), sorted(unknown)
+
+
+def urdf_of_model(robot_name: str, links: Sequence[str],
+                  joints: Sequence[Mapping[str, Any]]) -> str:
+    """
+    Write the URDF XML of a robot model given as tables (MoveIt's ``urdf::Model`` as the plugin
+    reads it: MoveIt may have taken the description from a topic, so no XML text is at hand).
+
+    :param links: every link name.
+    :param joints: one mapping per joint: ``name``, ``type`` (URDF's: revolute, continuous,
+        prismatic, fixed, floating, planar), ``parent``, ``child``, ``xyz`` [m] and ``rpy`` [rad]
+        of the origin in the parent link, ``axis``; ``lower``, ``upper`` [rad, m],
+        ``velocity`` [rad/s, m/s] and ``effort`` when the joint has limits; ``mimic`` as
+        (joint, multiplier, offset) or None. Inertia and geometry are not carried: the plugin
+        leaves collisions to MoveIt.
+    """
+    robot = ET.Element('robot', name=robot_name)
+    for link in links:
+        ET.SubElement(robot, 'link', name=link)
+
+    def numbers(values):
+        return ' '.join(repr(float(v)) for v in values)
+
+    for joint in joints:
+        elem = ET.SubElement(robot, 'joint', name=joint['name'], type=joint['type'])
+        ET.SubElement(elem, 'parent', link=joint['parent'])
+        ET.SubElement(elem, 'child', link=joint['child'])
+        ET.SubElement(elem, 'origin', xyz=numbers(joint['xyz']), rpy=numbers(joint['rpy']))
+        if joint['type'] not in ('fixed', 'floating'):
+            ET.SubElement(elem, 'axis', xyz=numbers(joint['axis']))
+        if 'velocity' in joint:
+            limit = {key: repr(float(joint[key])) for key in ('lower', 'upper', 'velocity',
+                                                                'effort') if key in joint}
+            ET.SubElement(elem, 'limit', limit)
+        if joint.get('mimic'):
+            other, multiplier, offset = joint['mimic']
+            ET.SubElement(elem, 'mimic', joint=other, multiplier=repr(float(multiplier)),
+                          offset=repr(float(offset)))
+    return ET.tostring(robot, encoding='unicode')
 
 
 def group_srdf(robot_name: str, group: str, joints: Sequence[str], base_frame: str,
@@ -159,6 +199,8 @@ class KinematicsPlugin:
         self.group = self._service.groups.get(group_name)
         self._numpy_service: Optional[IKService] = None
         self._compile: Optional[threading.Thread] = None
+        #: MoveIt calls from many threads; the GIL alone would interleave two solves
+        self._lock = threading.Lock()
         if config.backend != 'numpy':
             solvers = self._chain_solvers(robot, config)
             if solvers and not all(s.kernels_compiled for s in solvers):
@@ -259,8 +301,9 @@ class KinematicsPlugin:
         q_all[self._columns] = start
         request = IKServiceRequest(self.group_name, targets, list(self.linkage.joint_names),
                                    q_all, max(float(timeout), MIN_ATTEMPT_TIME))
-        service = self._numpy_service or self._service
-        reply = service.compute(request, lambda: q_all)
+        with self._lock:
+            service = self._numpy_service or self._service
+            reply = service.compute(request, lambda: q_all)
         if reply.code != ErrorCode.SUCCESS:
             return int(reply.code), [], reply.message
         q = np.asarray(reply.positions, dtype=float)[self._columns]
