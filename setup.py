@@ -12,7 +12,11 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""ament_python package and pip-installable library: the same tree serves colcon and pip."""
+"""
+The pip-installable library; colcon builds the same tree through CMakeLists.txt (ament_cmake).
+
+The console scripts are in setup.cfg ([options.entry_points]), which both read.
+"""
 from glob import glob
 import os
 
@@ -40,7 +44,7 @@ setup(
     name=package_name,
     version='0.1.0',
     packages=find_packages(exclude=['test', 'test.*', 'benchmarks', 'benchmarks.*']),
-    # the package stays at the repository root (ament_python); declaring that root explicitly
+    # the package stays at the repository root (the ROS package's layout); declaring that root explicitly
     # makes `pip install -e` put it on sys.path (a static .pth) instead of setuptools' import
     # hook, which comes after the current folder: a script run from the folder holding the clone
     # (named pdls_ik) would otherwise import the clone's folder as an empty namespace package
@@ -82,11 +86,4 @@ setup(
                  'for ROS 2 and plain Python'),
     license='Apache-2.0',
     tests_require=['pytest'],
-    entry_points={
-        'console_scripts': [
-            'pdls-ik = pdls_ik.cli:main',
-            'pdls_ik_node = pdls_ik.ros.node:main',
-            'pdls_ik_markers = pdls_ik.ros.marker_node:main',
-        ],
-    },
 )

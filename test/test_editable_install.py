@@ -56,6 +56,12 @@ def test_a_script_beside_the_clone_imports_the_real_package(tmp_path):
     with zipfile.ZipFile(wheels / name) as wheel:
         (pth,) = [n for n in wheel.namelist() if n.endswith('.pth')]
         line = wheel.read(pth).decode().strip()
+        (points,) = [n for n in wheel.namelist() if n.endswith('.dist-info/entry_points.txt')]
+        scripts = wheel.read(points).decode()
+    # the console scripts, from setup.cfg (which colcon's ament_cmake_python reads too)
+    for script in ('pdls-ik = pdls_ik.cli:main', 'pdls_ik_node = pdls_ik.ros.node:main',
+                   'pdls_ik_markers = pdls_ik.ros.marker_node:main'):
+        assert script in scripts, scripts
     # a path entry (the clone's root), not an import hook
     assert Path(line).resolve() == REPO.resolve(), line
     site = tmp_path / 'site'

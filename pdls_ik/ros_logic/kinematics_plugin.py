@@ -203,7 +203,9 @@ class KinematicsPlugin:
         self._lock = threading.Lock()
         if config.backend != 'numpy':
             solvers = self._chain_solvers(robot, config)
-            if solvers and not all(s.kernels_compiled for s in solvers):
+            if all(s.kernels_compiled for s in solvers):
+                self._warm_up(solvers)      # from numba's cache (under a second): not in a call
+            else:
                 robot_np = build_robot(robot_description, config.replace(backend='numpy'))
                 self._numpy_service = IKService(robot_np, srdf)
                 self._compile = threading.Thread(target=self._warm_up, args=(solvers,),
