@@ -208,9 +208,9 @@ class GroupedSolve:
             self._problems = [_group_problem(solver, g) for g in self.groups]
         theta = theta0.copy()
         status, iterations = pdls.CONVERGED, 0
-        opts = solver.options.replace(free_variables=None)
         for group, (problem, restricted) in zip(self.groups, self._problems):
             idx = group.variables
+            opts = solver.local_options().replace(free_variables=None)
             for task in restricted:
                 task.full = theta0          # the other groups' variables (unused by this group)
             res = pdls.solve(problem, theta0[idx], solver.lower[idx], solver.upper[idx], opts)

@@ -123,6 +123,8 @@ class TaskSolver:
         self.solve_groups = bool(solve_groups)
         self._grouped = GroupedSolve(self) if self.solve_groups else None
         self.restart_budget = (cfg.random_restarts, cfg.timeout, cfg.random_seed)
+        #: perf_counter time at which the running solve's timeout ends (None: no solve runs)
+        self._deadline: Optional[float] = None
         # variables a restart samples: the free joints (the floating root keeps the seed's)
         sampled = free.copy()
         if self.floating:
@@ -159,9 +161,10 @@ class TaskSolver:
         """
         t0 = time.perf_counter()
         theta0 = self._seed(seed)
+        restart, timeout, random_seed = self.restart_budget
+        self._deadline = t0 + timeout if timeout is not None else None
         attempt = self._attempt(theta0)
         best, iterations, restarts = attempt, attempt[4], 0
-        restart, timeout, random_seed = self.restart_budget
         rng = np.random.default_rng(random_seed) if restart else None
         while not best[1] and restart and (restarts == 0 or
                                            time.perf_counter() - t0 < timeout):
@@ -173,6 +176,7 @@ class TaskSolver:
             restarts += 1
             if attempt[1] or attempt[0] < best[0]:
                 best = attempt
+        self._deadline = None
         _, ok, theta, status, _, ngroups, levels, errs = best
         q = self.linkage.to_q(theta) if self.floating else theta
         return TaskResult(q=q, success=bool(ok),
@@ -204,10 +208,26 @@ class TaskSolver:
             return joint if joint[1] or joint[0] < grouped[0] else grouped
         return self._verdict(*self._joint_solve(theta0), 1)
 
+    def local_options(self) -> pdls.PDLSOptions:
+        """
+        Return the next local solve's options: ``max_time`` at most the time left.
+
+        The solve's timeout bounds the whole solve (restarts, groups, the joint solve after a
+        grouped one), not each local solve: a restart started just before the end would
+        otherwise run a whole ``max_time`` more. The local solve still makes its
+        ``min_iterations``.
+        """
+        if self._deadline is None:
+            return self.options
+        left = max(self._deadline - time.perf_counter(), 1e-9)
+        limit = self.options.max_time
+        return self.options.replace(max_time=left if limit is None else min(limit, left))
+
     def _joint_solve(self, theta0: Array) -> Tuple[Array, str, int]:
         """One PDLS solve of the whole problem from θ0: (θ, status, iterations)."""
-        opts = self.options if self.free.all() else \
-            self.options.replace(free_variables=self.free)
+        opts = self.local_options()
+        if not self.free.all():
+            opts = opts.replace(free_variables=self.free)
         res = pdls.solve(self.problem, theta0, self.lower, self.upper, opts)
         theta = res.theta if res.converged or res.best_theta is None else res.best_theta
         return theta, res.status, res.iterations

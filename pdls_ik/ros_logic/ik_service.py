@@ -60,7 +60,9 @@ too).
 """
 from __future__ import annotations
 
+import dataclasses
 import threading
+import time
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -335,6 +337,53 @@ class IKService:
             self._solvers[key] = solver
         return self._solvers[key]
 
+    def _split_chains(self, group: ResolvedGroup, tips: List[str], avoid: bool
+                      ) -> Optional[List[IKSolver]]:
+        """
+        Return one chain solver per tip when the tips' chains split the group.
+
+        The chains from the group base to the tips move disjoint joints that together are the
+        group's (e.g. two arms on a fixed torso), and no extra task couples them: each tip is
+        then its own chain problem, solved by the compiled chain solver. None otherwise.
+        """
+        key = (group.name, tuple(tips), avoid)
+        if key not in self._solvers:
+            solvers = None
+            if not self._extra_tasks(avoid):
+                try:
+                    solvers = [IKSolver(self._robot.linkage, tip, group.base_link,
+                                        config=self._robot.solver_config) for tip in tips]
+                except PDLSIKError:
+                    solvers = None
+            if solvers is not None:
+                moved = np.concatenate([np.flatnonzero(s.free) for s in solvers])
+                if moved.size != np.unique(moved).size or \
+                        not np.array_equal(np.sort(moved), group.variables):
+                    solvers = None
+                else:
+                    for s in solvers:
+                        s.warm_up()
+            self._solvers[key] = solvers
+        return self._solvers[key]
+
+    def _solve_chains(self, solvers: List[IKSolver], group: ResolvedGroup,
+                      targets: List[Tuple[str, Array]], seed: Array, timeout: Optional[float]):
+        """Solve each tip on its own chain within what is left of one timeout; one result."""
+        budget = self._robot.solver_config.timeout if timeout is None else timeout
+        start = time.perf_counter()
+        base_in_group = self._robot.linkage.forward_kinematics(seed, self._robot.base_link,
+                                                               group.base_link)
+        q = np.array(seed, dtype=float)
+        results = []
+        for solver, (_, goal) in zip(solvers, targets):
+            left = max(budget - (time.perf_counter() - start), 1e-9)
+            result = solver.solve(base_in_group @ goal, seed=seed, timeout=left)
+            q[solver.free] = np.asarray(result.q, dtype=float)[solver.free]
+            results.append(result)
+        failed = [r for r in results if not r.success]
+        return dataclasses.replace(failed[0] if failed else results[-1], q=q,
+                                   solve_time=time.perf_counter() - start)
+
     def _solve_tasks(self, group: ResolvedGroup, targets: List[Tuple[str, Array]],
                      seed: Array, timeout: Optional[float], avoid: bool):
         robot = self._robot
@@ -384,10 +433,16 @@ class IKService:
         group, links = self._group(request)
         given, seed = self._seed(request, group, np.asarray(current_q(), dtype=float), notes)
         targets = self._targets(request, links, given)
-        solver = None
+        solver = chains = None
         if len(targets) == 1 and self._posture is None:
             solver = self._chain_solver(group, targets[0][0], avoid)
-        if solver is not None:
+        elif self._posture is None:
+            chains = self._split_chains(group, [link for link, _ in targets], avoid)
+        if chains is not None:
+            result = self._solve_chains(chains, group, targets, seed, request.timeout)
+            failure = None if result.success else failure_message(result)
+            method = f'{len(chains)} independent chain solvers, {chains[0].backend}'
+        elif solver is not None:
             base_in_group = robot.linkage.forward_kinematics(seed, robot.base_link,
                                                              group.base_link)
             result = solver.solve(base_in_group @ targets[0][1], seed=seed,

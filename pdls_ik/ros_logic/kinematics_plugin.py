@@ -213,15 +213,14 @@ class KinematicsPlugin:
                 self._compile.start()
 
     def _chain_solvers(self, robot, config: IKConfig) -> List[IKSolver]:
-        """Return the compiled chain solvers of the tips whose chain is the group."""
+        """Return the compiled chain solvers of the tips (the group's chain or a part of it)."""
         out = []
         for tip in self.tip_frames:
             try:
                 solver = IKSolver(robot.linkage, tip, self.group.base_link, config=config)
             except PDLSIKError:
                 continue
-            if solver.backend == 'numba' and np.array_equal(np.flatnonzero(solver.free),
-                                                            self.group.variables):
+            if solver.backend == 'numba':
                 out.append(solver)
         return out
 

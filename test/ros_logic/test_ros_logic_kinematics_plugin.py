@@ -134,3 +134,23 @@ def test_two_tips_of_the_bimanual_robot_in_one_group():
                 dp, dr = _pose_error(got, goal)
                 assert dp < 1e-3 and dr < 1e-2
     assert solved >= 4
+
+
+def test_two_arms_on_a_fixed_torso_are_two_chain_problems():
+    """Tips whose chains split the group are solved each by its chain solver: every goal met."""
+    with open(bundled_urdf('bimanual')) as f:
+        xml = f.read()
+    linkage = load_urdf(xml)
+    tips = ['l_tool', 'r_tool']
+    joints = [j for j in linkage.joint_names if j[:2] in ('l_', 'r_') and 'finger' not in j]
+    plugin = KinematicsPlugin(xml, 'both_arms', joints, 'torso', tips, {'backend': 'numpy'})
+    rng = np.random.default_rng(2)
+    lower = np.where(np.isfinite(plugin._lower), plugin._lower, -math.pi)
+    upper = np.where(np.isfinite(plugin._upper), plugin._upper, math.pi)
+    for _ in range(20):
+        goals = plugin.forward(tips, lower + rng.random(len(joints)) * (upper - lower))
+        code, q, message = plugin.search(goals, 0.5 * (lower + upper), 2.0)
+        assert code == 1 and '2 independent chain solvers' in message, message
+        for got, goal in zip(plugin.forward(tips, q), goals):
+            dp, dr = _pose_error(got, goal)
+            assert dp < 1e-4 and dr < 1e-3
