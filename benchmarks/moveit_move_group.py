@@ -147,7 +147,8 @@ class MoveGroupClient:
         """
         Plan panda_arm from joint values ``start`` to the pose ``goal`` of panda_link8 with OMPL.
 
-        :return: code (MoveItErrorCodes), planning_time [s] (move_group's), wall [s], points.
+        :return: code (MoveItErrorCodes), planning_time [s] (move_group's), wall [s], points,
+            end (the arm's values at the last point, or []).
         """
         from moveit_msgs.msg import (BoundingVolume, Constraints, OrientationConstraint,
                                      PositionConstraint)
@@ -189,7 +190,7 @@ class MoveGroupClient:
         response = self._call(self.plan_client, request, timeout).motion_plan_response
         wall = time.perf_counter() - t0
         return {'code': response.error_code.val, 'planning_time': response.planning_time,
-                'wall': wall, 'points': len(response.trajectory.joint_trajectory.points)}
+                'wall': wall, **_ends(response.trajectory.joint_trajectory)}
 
     def cartesian(self, start: Sequence[float], waypoints: Sequence[Sequence[float]],
                   timeout: float = 30.0) -> Dict[str, float]:
@@ -199,7 +200,7 @@ class MoveGroupClient:
         Through ``waypoints`` (poses in panda_link0), 1 cm steps, no jump threshold, collisions
         avoided.
 
-        :return: code, fraction (0-1), wall [s], points.
+        :return: code, fraction (0-1), wall [s], points, end (as :meth:`plan_pose`).
         """
         from moveit_msgs.srv import GetCartesianPath
         request = GetCartesianPath.Request()
@@ -216,7 +217,17 @@ class MoveGroupClient:
         response = self._call(self.cartesian_client, request, timeout)
         wall = time.perf_counter() - t0
         return {'code': response.error_code.val, 'fraction': response.fraction, 'wall': wall,
-                'points': len(response.solution.joint_trajectory.points)}
+                **_ends(response.solution.joint_trajectory)}
+
+
+def _ends(trajectory) -> Dict[str, object]:
+    """Point count and the arm's values at the last point (MoveIt's joint order) of a reply."""
+    points = trajectory.points
+    end = []
+    if points:
+        values = dict(zip(trajectory.joint_names, points[-1].positions))
+        end = [float(values[j]) for j in ARM] if all(j in values for j in ARM) else []
+    return {'points': len(points), 'end': end}
 
 
 def line_end(pose: np.ndarray, direction: np.ndarray, length: float = LINE_LENGTH) -> np.ndarray:
