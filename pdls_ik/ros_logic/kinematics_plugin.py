@@ -34,13 +34,20 @@ What the plugin adds to a service request (``KinematicsBase::searchPositionIK``)
   from the seed (continuous joints: by angle) is not returned (NO_IK_SOLUTION), as MoveIt's KDL
   plugin rules.
 
+Record: with the environment variable ``PDLS_IK_PLUGIN_RECORD`` set to a file, every attempt
+appends one JSON line to it (:data:`RECORD_ENV`: group, base and tip frames, joint names, poses,
+seed, timeout, consistency limits, attempt, code, solution): the requests MoveIt sent, replayed
+without ROS by ``test/ros_logic/test_ros_logic_plugin_replay.py``.
+
 First start: on the numba backend, when the compiled kernels are not in numba's cache yet (the
 first use on a machine), they are compiled in a background thread (1-3 minutes) while requests
 are answered by the NumPy backend; :attr:`KinematicsPlugin.backend` says which one answers.
 """
 from __future__ import annotations
 
+import json
 import math
+import os
 import threading
 from typing import Any, List, Mapping, Optional, Sequence, Tuple
 import warnings
@@ -68,6 +75,9 @@ MOVEIT_OWN = tuple(MOVEIT_IGNORED) + ('kinematics_solver_timeout',)
 #: one short solve, as MoveIt's KDL plugin always makes one iteration)
 MIN_ATTEMPT_TIME = 2e-4
 
+#: environment variable naming the file where each attempt is appended as a JSON line
+RECORD_ENV = 'PDLS_IK_PLUGIN_RECORD'
+
 
 def plugin_config(parameters: Mapping[str, Any]) -> Tuple[IKConfig, List[str]]:
     """
@@ -93,8 +103,10 @@ def plugin_config(parameters: Mapping[str, Any]) -> Tuple[IKConfig, List[str]]:
 def urdf_of_model(robot_name: str, links: Sequence[str],
                   joints: Sequence[Mapping[str, Any]]) -> str:
     """
-    Write the URDF XML of a robot model given as tables (MoveIt's ``urdf::Model`` as the plugin
-    reads it: MoveIt may have taken the description from a topic, so no XML text is at hand).
+    Write the URDF XML of a robot model given as tables.
+
+    The tables are MoveIt's ``urdf::Model`` as the plugin reads it: MoveIt may have taken the
+    description from a topic, so no XML text is at hand.
 
     :param links: every link name.
     :param joints: one mapping per joint: ``name``, ``type`` (URDF's: revolute, continuous,
@@ -119,8 +131,8 @@ def urdf_of_model(robot_name: str, links: Sequence[str],
         if joint['type'] not in ('fixed', 'floating'):
             ET.SubElement(elem, 'axis', xyz=numbers(joint['axis']))
         if 'velocity' in joint:
-            limit = {key: repr(float(joint[key])) for key in ('lower', 'upper', 'velocity',
-                                                                'effort') if key in joint}
+            keys = ('lower', 'upper', 'velocity', 'effort')
+            limit = {key: repr(float(joint[key])) for key in keys if key in joint}
             ET.SubElement(elem, 'limit', limit)
         if joint.get('mimic'):
             other, multiplier, offset = joint['mimic']
@@ -201,6 +213,7 @@ class KinematicsPlugin:
         self._compile: Optional[threading.Thread] = None
         #: MoveIt calls from many threads; the GIL alone would interleave two solves
         self._lock = threading.Lock()
+        self._record = os.environ.get(RECORD_ENV) or None
         if config.backend != 'numpy':
             solvers = self._chain_solvers(robot, config)
             if all(s.kernels_compiled for s in solvers):
@@ -271,7 +284,7 @@ class KinematicsPlugin:
                consistency_limits: Sequence[float] = (), attempt: int = 0
                ) -> Tuple[int, List[float], str]:
         """
-        One IK attempt of ``KinematicsBase::searchPositionIK``.
+        One IK attempt of ``KinematicsBase::searchPositionIK`` (appended to the record file).
 
         :param poses: one (x, y, z, qx, qy, qz, qw) per tip frame, in ``base_frame`` [m].
         :param seed: (k,) group joint values, MoveIt's order [rad, m].
@@ -280,6 +293,20 @@ class KinematicsPlugin:
         :param attempt: 0 for the first attempt of a call; k for the k-th retry.
         :return: (MoveItErrorCodes value, (k,) solution or [], message).
         """
+        reply = self._search(poses, seed, timeout, consistency_limits, attempt)
+        if self._record:
+            line = json.dumps({
+                'group': self.group_name, 'base_frame': self.base_frame,
+                'tip_frames': self.tip_frames, 'joint_names': self.joint_names,
+                'poses': [[float(v) for v in p] for p in poses],
+                'seed': [float(v) for v in seed], 'timeout': float(timeout),
+                'consistency_limits': [float(v) for v in consistency_limits],
+                'attempt': int(attempt), 'code': reply[0], 'solution': reply[1]})
+            with self._lock, open(self._record, 'a') as out:
+                out.write(line + '\n')
+        return reply
+
+    def _search(self, poses, seed, timeout, consistency_limits, attempt):
         seed = np.asarray(seed, dtype=float)
         if seed.shape != (len(self.joint_names),):
             return (int(ErrorCode.INVALID_ROBOT_STATE), [],

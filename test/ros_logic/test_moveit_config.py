@@ -22,17 +22,16 @@ from pdls_ik.resources import bundled_srdf, bundled_urdf, config_file
 from pdls_ik.ros_logic.groups import chain_group
 import yaml
 
-#: the plugin's class name (moveit_kinematics/srv_kinematics_plugin_description.xml)
-PLUGIN = 'srv_kinematics_plugin/SrvKinematicsPlugin'
+#: the plugin's class name (moveit_plugin/pdls_ik_kinematics_plugin.xml)
+PLUGIN = 'pdls_ik/PDLSKinematicsPlugin'
 
 
-def test_kinematics_yaml_names_the_node_service_for_an_srdf_chain_group():
+def test_kinematics_yaml_names_pdls_ik_s_plugin_for_an_srdf_chain_group():
     doc = yaml.safe_load(config_file('kinematics.yaml').read_text())
     srdf = load_srdf(bundled_srdf('panda'))
     linkage = load_urdf(bundled_urdf('panda'))
     for group, entry in doc.items():
         assert entry['kinematics_solver'] == PLUGIN
-        assert entry['kinematics_solver_service_name'] == '/pdls_ik_node/compute_ik'
         assert IKConfig.from_dict({'kinematics_solver_timeout':
                                    entry['kinematics_solver_timeout']}).timeout > 0.0
         resolved = srdf.resolve(linkage, group)
