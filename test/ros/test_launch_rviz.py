@@ -72,6 +72,7 @@ else:
     import rclpy
 
     from ament_index_python.packages import get_package_share_directory  # noqa: I100
+    from diagnostic_msgs.msg import DiagnosticArray
     import launch
     from launch.event_handlers import OnProcessIO
     from launch.launch_description_sources import PythonLaunchDescriptionSource
@@ -159,11 +160,13 @@ else:
             rclpy.init(context=self.context)
             self.node = rclpy.create_node('pdls_ik_rviz_probe', context=self.context)
             self.lock = threading.Lock()
-            self.states, self.feedback = [], []
+            self.states, self.feedback, self.solver = [], [], []
             self.node.create_subscription(JointState, '/joint_states', self._keep(self.states),
                                           50)
             self.node.create_subscription(InteractiveMarkerFeedback, f'{SERVER}/feedback',
                                           self._keep(self.feedback), 100)
+            self.node.create_subscription(DiagnosticArray, '/diagnostics', self._on_diagnostics,
+                                          50)
             self.markers = self.node.create_client(GetInteractiveMarkers,
                                                    f'{SERVER}/get_interactive_markers')
             self.executor = rclpy.executors.SingleThreadedExecutor(context=self.context)
@@ -175,6 +178,11 @@ else:
                 with self.lock:
                     into.append(msg)
             return callback
+
+        def _on_diagnostics(self, msg):
+            with self.lock:
+                self.solver.extend(f'{s.message} { {v.key: v.value for v in s.values} }'
+                                   for s in msg.status if s.name.endswith(': solver'))
 
         def close(self):
             self.executor.shutdown()
@@ -236,8 +244,6 @@ else:
                 'no rviz window on the screen'
             assert _wait(probe.rviz_subscribed, STARTUP_WAIT), \
                 f'rviz does not subscribe to {SERVER}/update'
-            assert _wait(lambda: probe.q(names) is not None, STARTUP_WAIT), \
-                'no joint_states with every joint of the robot'
             assert _wait(lambda: probe.markers.service_is_ready(), STARTUP_WAIT)
             boxes = screen.rviz_boxes()
 
@@ -254,6 +260,8 @@ else:
             assert clean, (f'a display reports a warning or error: {counts} (screenshot '
                            f"{shots / f'{label}_before_full.png'})")
             assert not _rviz_errors(), _rviz_errors()
+            assert _wait(lambda: probe.q(names) is not None, STATUS_WAIT), \
+                'no joint_states with every joint of the robot'
 
             # the drag: the move_x arrow's image, pulled along itself toward the base's axis
             frame, marker = probe.marker_pose()
@@ -296,7 +304,8 @@ else:
 
             t0 = time.monotonic()
             assert _wait(lambda: tip_error() <= 1e-3, SETTLE_WAIT), \
-                f'the tip rests {tip_error()} m from the released marker'
+                (f'the tip rests {tip_error()} m from the released marker; the solver: '
+                 f'{probe.solver[-1:]}')
             reached = time.monotonic() - t0
             time.sleep(1.0)  # at rest: still there
             error = tip_error()
