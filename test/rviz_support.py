@@ -193,8 +193,13 @@ class Screen:
         return None
 
     def drag(self, start: Tuple[float, float], end: Tuple[float, float], steps: int = 30,
-             pause: float = 0.03) -> None:
-        """Press the left button at ``start``, move to ``end`` in ``steps``, release there."""
+             pause: float = 0.03, on_step: Optional[Callable[[int], None]] = None) -> None:
+        """
+        Press the left button at ``start``, move to ``end`` in ``steps``, release there.
+
+        :param on_step: called with the step number (1..steps) after each move (e.g. to grab a
+            frame of an animation).
+        """
         from Xlib import X
         from Xlib.ext import xtest
 
@@ -211,6 +216,8 @@ class Screen:
         for i in range(1, steps + 1):
             t = i / steps
             move(start[0] + t * (end[0] - start[0]), start[1] + t * (end[1] - start[1]))
+            if on_step is not None:
+                on_step(i)
         time.sleep(0.2)
         xtest.fake_input(self._display, X.ButtonRelease, 1)
         self._display.sync()
@@ -238,4 +245,15 @@ def save_small(image, path: os.PathLike, width: int = 900) -> Path:
     height = round(image.height * width / image.width)
     small = image.resize((width, height), Image.LANCZOS).quantize(256, dither=Image.NONE)
     small.save(path, optimize=True)
+    return path
+
+
+def save_gif(frames, path: os.PathLike, width: int = 480, duration: int = 120) -> Path:
+    """Save PIL images as a looping GIF of ``width`` pixels, ``duration`` ms per frame."""
+    from PIL import Image
+    path = Path(path)
+    small = [f.resize((width, round(f.height * width / f.width)), Image.LANCZOS)
+             .quantize(128, dither=Image.NONE) for f in frames]
+    small[0].save(path, save_all=True, append_images=small[1:], duration=duration, loop=0,
+                  optimize=True)
     return path

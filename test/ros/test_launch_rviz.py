@@ -22,7 +22,8 @@ rviz draws their names in its status colours, test/rviz_support.py). Then the ma
 translation handle (the move_x arrow) is dragged with the mouse through the XTEST extension (as
 xdotool would): rviz must send feedback from that control, and the robot must come to rest at
 the released marker, tip within 1 mm. Screenshots before and after the drag go to
-``$PDLS_IK_RVIZ_SHOTS`` (else the test's temporary folder).
+``$PDLS_IK_RVIZ_SHOTS`` (else the test's temporary folder), with a GIF of the 3D view during
+the drag.
 
 Needs a sourced ROS 2 with launch_pytest, rviz2 and this package installed by colcon (and
 ros2_control for the controller launch), Xvfb, python-xlib and Pillow with XCB; skipped with
@@ -79,7 +80,8 @@ else:
     from pdls_ik.model import load_urdf
     from pdls_ik.resources import bundled_urdf
     from pdls_ik.ros_logic.launch_setup import ament_has_package
-    from rviz_support import orbit_projection, save_small, Screen, start_xvfb, status_pixels
+    from rviz_support import (orbit_projection, save_gif, save_small, Screen, start_xvfb,
+                              status_pixels)
     from scipy.spatial.transform import Rotation
     from sensor_msgs.msg import JointState
     from visualization_msgs.msg import InteractiveMarkerFeedback
@@ -280,7 +282,13 @@ else:
             end = start + DRAG_PX * direction
             with probe.lock:
                 probe.feedback.clear()
-            screen.drag(tuple(start), tuple(end))
+            frames = [screen.grab(render)]
+
+            def frame(step):  # an animation of the drag: every third step
+                if step % 3 == 0:
+                    frames.append(screen.grab(render))
+
+            screen.drag(tuple(start), tuple(end), on_step=frame)
 
             def released():
                 with probe.lock:
@@ -307,6 +315,10 @@ else:
                 (f'the tip rests {tip_error()} m from the released marker; the solver: '
                  f'{probe.solver[-1:]}')
             reached = time.monotonic() - t0
+            for _ in range(4):  # the robot at rest
+                frames.append(screen.grab(render))
+                time.sleep(0.15)
+            save_gif(frames, shots / f'{label}_drag.gif')
             time.sleep(1.0)  # at rest: still there
             error = tip_error()
             assert error <= 1e-3, error
