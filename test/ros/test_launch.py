@@ -98,14 +98,18 @@ else:
     STARTUP_WAIT = 300.0
     SOLVE_WAIT = 60.0
 
-    @launch_pytest.fixture
-    def demo():
-        """demo.launch.py without rviz (and without robot_state_publisher when not installed)."""
+    def _without_rviz(launch_file):
+        """``launch_file`` without rviz (nor robot_state_publisher when not installed)."""
         include = launch.actions.IncludeLaunchDescription(
-            PythonLaunchDescriptionSource(str(SHARE / 'launch' / 'demo.launch.py')),
+            PythonLaunchDescriptionSource(str(SHARE / 'launch' / launch_file)),
             launch_arguments={'use_rviz': 'false',
                               'use_robot_state_publisher': str(HAS_RSP).lower()}.items())
         return launch.LaunchDescription([include, launch_pytest.actions.ReadyToTest()])
+
+    @launch_pytest.fixture
+    def demo():
+        """demo.launch.py without rviz."""
+        return _without_rviz('demo.launch.py')
 
     @pytest.mark.launch(fixture=demo)
     def test_demo_follows_a_goal():
@@ -193,11 +197,7 @@ else:
     @launch_pytest.fixture
     def defaults():
         """pdls_ik.launch.py with its default arguments but rviz (nothing else publishes)."""
-        include = launch.actions.IncludeLaunchDescription(
-            PythonLaunchDescriptionSource(str(SHARE / 'launch' / 'pdls_ik.launch.py')),
-            launch_arguments={'use_rviz': 'false',
-                              'use_robot_state_publisher': str(HAS_RSP).lower()}.items())
-        return launch.LaunchDescription([include, launch_pytest.actions.ReadyToTest()])
+        return _without_rviz('pdls_ik.launch.py')
 
     @pytest.mark.launch(fixture=defaults)
     def test_default_launch_publishes_the_robot_state():
