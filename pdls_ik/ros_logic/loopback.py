@@ -60,12 +60,12 @@ class LoopBack:
 
     @property
     def watching(self) -> bool:
-        """True while the joint_states publishers still need counting (waiting or active)."""
+        """Tell whether the joint_states publishers still need counting (waiting or active)."""
         return self.state in (WAITING, ACTIVE)
 
     @property
     def active(self) -> bool:
-        """True while the loop-back publishes."""
+        """Tell whether the loop-back publishes now."""
         return self.state == ACTIVE
 
     def update(self, now: float, other_publishers: int) -> bool:
