@@ -18,11 +18,12 @@ The bundled Panda on ros2_control's mock hardware, driven by pdls_ik through a J
     ros2 launch pdls_ik controller.launch.py              # then drag the marker, or publish
                                                           # geometry_msgs/PoseStamped on goal_pose
 
-Starts robot_state_publisher (the Panda with a mock_components/GenericSystem ros2_control tag,
-pdls_ik/ros_logic/controller_setup.py), controller_manager (config/panda_controllers.yaml),
-the spawners of joint_state_broadcaster and panda_arm_controller (a
-joint_trajectory_controller), pdls_ik_node with its joint_trajectory remapped to
-/panda_arm_controller/joint_trajectory, and pdls_ik_markers; rviz2 with use_rviz:=true.
+Starts robot_state_publisher (the Panda with a mock_components/GenericSystem ros2_control tag
+for the arm and the hand's finger joint, pdls_ik/ros_logic/controller_setup.py),
+controller_manager (config/panda_controllers.yaml), the spawners of joint_state_broadcaster and
+panda_arm_controller (a joint_trajectory_controller), pdls_ik_node with its joint_trajectory
+remapped to /panda_arm_controller/joint_trajectory, and pdls_ik_markers; rviz2 with
+use_rviz:=true.
 Needs the ROS packages controller_manager, joint_state_broadcaster,
 joint_trajectory_controller, mock hardware (hardware_interface) and robot_state_publisher.
 """
@@ -43,6 +44,10 @@ ARGUMENTS = {
 READY = {'panda_joint1': 0.0, 'panda_joint2': -0.785, 'panda_joint3': 0.0,
          'panda_joint4': -2.356, 'panda_joint5': 0.0, 'panda_joint6': 1.571,
          'panda_joint7': 0.785}
+#: the hand's joint on the mock hardware too (its twin mimics it): joint_state_broadcaster then
+#: publishes every moving joint and robot_state_publisher places the fingers (rviz's RobotModel
+#: reported "No transform" for them); no controller commands it
+HAND = {'panda_finger_joint1': 0.0}
 
 
 def _setup(context):
@@ -69,7 +74,8 @@ def _setup(context):
             raise LaunchSetupError(missing_message(missing, 'controller.launch.py'))
     except LaunchSetupError as exc:
         raise RuntimeError(str(exc)) from None
-    description = with_mock_hardware(bundled_urdf('panda').read_text(), list(READY), READY)
+    description = with_mock_hardware(bundled_urdf('panda').read_text(),
+                                     list(READY) + list(HAND), dict(READY, **HAND))
     controllers = str(config_file('panda_controllers.yaml'))
     chain = {'base_link': 'panda_link0', 'tip_link': 'panda_link8'}
     actions = [

@@ -20,9 +20,10 @@ Demo without hardware: the bundled Panda, with the joint-state loop-back.
       "{header: {frame_id: panda_link0}, pose: {position: {x: 0.4, y: 0.2, z: 0.5},
         orientation: {x: 1.0, y: 0.0, z: 0.0, w: 0.0}}}"
 
-pdls_ik.launch.py with ``echo_joint_states:=true``: each solution is published on joint_states,
-so robot_state_publisher and rviz show the robot moving. Any argument of pdls_ik.launch.py can
-still be given (e.g. ``use_rviz:=false`` on a machine without a display).
+pdls_ik.launch.py with ``echo_joint_states:=true`` (its default too): the commanded state is
+published on joint_states while no other node publishes there, so robot_state_publisher and rviz
+show the robot moving. Any argument of pdls_ik.launch.py can still be given (e.g.
+``use_rviz:=false`` on a machine without a display).
 """
 import os
 

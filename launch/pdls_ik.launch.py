@@ -22,9 +22,12 @@ default the package's config/pdls_ik.yaml), base_link, tip_link (default: from t
 tasks_file (closures and extra tasks, pdls_ik/ik/task_config.py; default: from the config),
 srdf (MoveIt SRDF: planning groups of ~/compute_ik; default: the bundled Panda's SRDF with the
 bundled Panda, else none, and the node reads the robot_description_semantic topic),
-use_rviz (true), use_robot_state_publisher (true), echo_joint_states (false: the loop-back that
-publishes each solution on joint_states, for running without hardware). Setup problems (missing
-file or package, bad link) stop the launch with one line naming the problem.
+use_rviz (true), use_robot_state_publisher (true), echo_joint_states (true: the loop-back that
+publishes the commanded state on joint_states while no other node publishes there, so that
+robot_state_publisher and rviz show the robot without hardware; a hardware driver or a
+joint_state_broadcaster publishing joint_states turns it off for good,
+pdls_ik/ros_logic/loopback.py). Setup problems (missing file or package, bad link) stop the
+launch with one line naming the problem.
 """
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
@@ -43,7 +46,8 @@ ARGUMENTS = {
                  'robot_description_semantic topic.'),
     'use_rviz': ('true', 'Start rviz2 with config/pdls_ik.rviz.'),
     'use_robot_state_publisher': ('true', 'Start robot_state_publisher (TF, description).'),
-    'echo_joint_states': ('false', 'Loop-back: publish each solution on joint_states.'),
+    'echo_joint_states': ('true', 'Loop-back: publish the commanded state on joint_states '
+                                  'while no other node publishes there.'),
 }
 
 

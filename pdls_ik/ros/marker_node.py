@@ -16,9 +16,10 @@
 ``pdls_ik_markers``: a 6-DOF interactive marker at the tip link, publishing goal poses.
 
 The marker starts at the tip link's pose computed from the robot description and the first
-joint_states; dragging it publishes PoseStamped goals on ``goal_pose`` (in the base link),
-at most ``goal_rate`` per second, and the final pose on release. The menu entry "Reset to current
-pose" moves the marker back to the tip's current pose. Uses the interactive_markers Python API.
+joint_states that gives the joints between base and tip; dragging it publishes PoseStamped goals
+on ``goal_pose`` (in the base link), at most ``goal_rate`` per second, and the final pose on
+release. The menu entry "Reset to current pose" moves the marker back to the tip's current
+pose. Uses the interactive_markers Python API.
 """
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ from pdls_ik.errors import PDLSIKError
 from pdls_ik.msgs import joint_state_to_q, pose_msg, rclpy_types
 from pdls_ik.ros.spin import run_node
 from pdls_ik.ros_logic.lifetime import ExitGuard
-from pdls_ik.ros_logic.markers import RateLimiter, tip_pose
+from pdls_ik.ros_logic.markers import marker_state, RateLimiter, tip_pose
 from pdls_ik.ros_logic.robot import build_robot
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile
@@ -91,6 +92,8 @@ class MarkersNode(Node):
         self.limiter = RateLimiter(1.0 / self.get_parameter('goal_rate').value)
         self.robot = None
         self.q = None
+        #: the marker was placed from joint_states (else from mid-limits)
+        self._at_state = False
         self.server = InteractiveMarkerServer(self, NODE_NAME)
         self.menu = MenuHandler()
         self.menu.insert('Reset to current pose', callback=self._on_reset)
@@ -110,7 +113,7 @@ class MarkersNode(Node):
         except PDLSIKError as exc:
             self.get_logger().error(f'robot description rejected: {exc}')
             return
-        self.q = None  # place the marker at the next joint_states (or mid-limits now)
+        self.q, self._at_state = None, False  # placed again at the next joint_states
         self._place(self.robot.default_q())
 
     def _on_joint_states(self, msg: JointState) -> None:
@@ -121,10 +124,12 @@ class MarkersNode(Node):
         except PDLSIKError as exc:
             self.get_logger().warn(f'joint_states ignored: {exc}', throttle_duration_sec=5.0)
             return
-        first = self.q is None
         self.q = match.q
-        if first and match.complete:
-            self._place(self.q)
+        if not self._at_state:
+            q = marker_state(self.robot, match.q, match.found)
+            if q is not None:  # every joint moving the tip known (others need not be)
+                self._at_state = True
+                self._place(q)
 
     def _place(self, q) -> None:
         """(Re)creates the marker at the tip pose for joint positions ``q``."""
@@ -139,7 +144,8 @@ class MarkersNode(Node):
 
     def _on_reset(self, feedback) -> None:
         if self.robot is not None:
-            self._place(self.q if self.q is not None else self.robot.default_q())
+            q = None if self.q is None else marker_state(self.robot, self.q, np.isfinite(self.q))
+            self._place(q if q is not None else self.robot.default_q())
 
     def _goal(self, pose) -> PoseStamped:
         goal = PoseStamped(pose=pose)

@@ -63,6 +63,7 @@ from pdls_ik.ros_logic.ik_service import IKService, tip_priorities
 from pdls_ik.ros_logic.lifetime import ExitGuard
 from pdls_ik.ros_logic.loader import (backend_status, kernel_stages, KernelError, Loader,
                                       LOADING)
+from pdls_ik.ros_logic.loopback import LoopBack
 from pdls_ik.ros_logic.parameters import (apply_changes, COLLISION_PARAMETERS,
                                           COMMAND_OUT_TYPES, config_from_values, node_settings,
                                           read_only_names)
@@ -137,6 +138,10 @@ class PDLSIKNode(Node):
         #: loop-back: (joint names, q) of the commanded state, repeated by the echo timer
         self._echoed: Optional[Tuple[Sequence[str], Sequence[float]]] = None
         self._echo_lock = threading.Lock()
+        #: the loop-back publishes only while no other node publishes joint_states
+        self._loopback = LoopBack(values['echo_joint_states'], time.monotonic())
+        if self.pub_echo is not None:
+            self.board.set('echo_joint_states', *self._loopback.status())
 
         self.board.warn('solver', 'waiting for the robot description')
         if values['robot_description']:
@@ -424,7 +429,9 @@ class PDLSIKNode(Node):
         if self.pub_echo is not None:
             with self._echo_lock:
                 self._echoed = (names, out.commanded)
-                self.pub_echo.publish(joint_state(self.types, names, out.commanded, stamp=now))
+                if self._loopback.active:
+                    self.pub_echo.publish(joint_state(self.types, names, out.commanded,
+                                                      stamp=now))
         try:
             level = self.board.get('solver').level
         except KeyError:
@@ -436,7 +443,7 @@ class PDLSIKNode(Node):
     def _echo_state(self) -> None:
         with self._gate.enter() as open_:
             tracker = self.tracker
-            if not open_ or tracker is None:
+            if not open_ or tracker is None or not self._watch_joint_states():
                 return
             with self._echo_lock:
                 names, q = self._echoed or (None, None)
@@ -444,6 +451,18 @@ class PDLSIKNode(Node):
                     names, q = tracker.robot.joint_names, tracker.current_q()
                 self.pub_echo.publish(joint_state(self.types, names, q,
                                                   stamp=self.get_clock().now().to_msg()))
+
+    def _watch_joint_states(self) -> bool:
+        """Count the other joint_states publishers (while it matters); True: loop-back on."""
+        with self._echo_lock:
+            if self._loopback.watching:
+                others = self.count_publishers(self.pub_echo.topic_name) - 1  # but its own
+                if self._loopback.update(time.monotonic(), others):
+                    level, message = self._loopback.status()
+                    self.board.set('echo_joint_states', level, message)
+                    self.get_logger().info(f'echo_joint_states: {message}')
+                    self.publish_diagnostics()
+            return self._loopback.active
 
     def _create_service(self) -> None:
         try:

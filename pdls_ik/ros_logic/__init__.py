@@ -28,6 +28,7 @@ ROS-free logic of the ROS 2 nodes: everything in :mod:`pdls_ik.ros` that is not 
 - :mod:`.controller_setup` — the controller's joints; a URDF for ros2_control mock hardware;
 - :mod:`.loader` — robots and solvers built off the callback thread, with progress;
 - :mod:`.gate` — callbacks that never outlive the node at shutdown;
+- :mod:`.loopback` — the joint-state loop-back: publishes only while no other source does;
 - :mod:`.collision_setup` — the collision parameters -> collision model, task entries, checks;
 - :mod:`.collision_objects` — moveit_msgs/CollisionObject messages -> environment obstacles.
 

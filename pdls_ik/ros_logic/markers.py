@@ -72,3 +72,26 @@ class RateLimiter:
 def tip_pose(robot, q: NDArray[np.float64]) -> NDArray[np.float64]:
     """(4, 4) pose of the robot's tip link in its base link at joint positions ``q`` (n,)."""
     return robot.linkage.forward_kinematics(q, robot.tip_link, robot.base_link)
+
+
+def marker_state(robot, q: NDArray[np.float64], found: NDArray[np.bool_]
+                 ) -> Optional[NDArray[np.float64]]:
+    """
+    Joint positions to place the marker at from a joint_states message, or None.
+
+    The marker goes to the tip as soon as every joint between the base and the tip link is
+    known: a robot whose hardware publishes no state of other joints (a gripper without driver,
+    a second arm) still gets its marker at the tip.
+
+    :param q: (n,) positions of the message in model order (missing joints any value).
+    :param found: (n,) bool, True where the message gave the joint.
+    :return: (n,) ``q`` with the missing joints at mid-limits (:meth:`Robot.default_q`), or None
+        when a joint that moves the tip is missing.
+    """
+    linkage = robot.linkage
+    chain = linkage.chain(robot.tip_link, robot.base_link)
+    needed = [linkage.joints[j].index for j in chain.path_joints if linkage.joints[j].moving]
+    found = np.asarray(found, dtype=bool)
+    if not np.all(found[needed]):
+        return None
+    return np.where(found, np.asarray(q, dtype=float), robot.default_q())

@@ -70,8 +70,9 @@ NODE_PARAMETERS = (
                 "'tracking': each goal followed warm-started with bounded cycles (default); "
                 "'one_shot': each goal solved once with restarts.", read_only=True),
     Declaration('echo_joint_states', 'bool', False,
-                'Loop-back without hardware: publish each solution on joint_states.',
-                read_only=True),
+                'Loop-back without hardware: publish the commanded state on joint_states while '
+                'no other node publishes there (checked for 1 s after start before the first '
+                'message; off for good once another publisher appears).', read_only=True),
     Declaration('robot_description_semantic', 'string', '',
                 'SRDF XML (or file path) of the robot: the planning groups and group states of '
                 '~/compute_ik (MoveIt semantics); empty: read the robot_description_semantic '

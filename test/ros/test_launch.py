@@ -98,14 +98,18 @@ else:
     STARTUP_WAIT = 300.0
     SOLVE_WAIT = 60.0
 
-    @launch_pytest.fixture
-    def demo():
-        """demo.launch.py without rviz (and without robot_state_publisher when not installed)."""
+    def _without_rviz(launch_file):
+        """``launch_file`` without rviz (nor robot_state_publisher when not installed)."""
         include = launch.actions.IncludeLaunchDescription(
-            PythonLaunchDescriptionSource(str(SHARE / 'launch' / 'demo.launch.py')),
+            PythonLaunchDescriptionSource(str(SHARE / 'launch' / launch_file)),
             launch_arguments={'use_rviz': 'false',
                               'use_robot_state_publisher': str(HAS_RSP).lower()}.items())
         return launch.LaunchDescription([include, launch_pytest.actions.ReadyToTest()])
+
+    @launch_pytest.fixture
+    def demo():
+        """demo.launch.py without rviz."""
+        return _without_rviz('demo.launch.py')
 
     @pytest.mark.launch(fixture=demo)
     def test_demo_follows_a_goal():
@@ -185,6 +189,38 @@ else:
             # the loop-back echoes the solution: the robot "is" where the solver put it
             np.testing.assert_allclose(state.position[:7], trajectory.points[-1].positions,
                                        atol=1e-9)
+        finally:
+            executor.shutdown()
+            node.destroy_node()
+            rclpy.shutdown(context=context)
+
+    @launch_pytest.fixture
+    def defaults():
+        """pdls_ik.launch.py with its default arguments but rviz (nothing else publishes)."""
+        return _without_rviz('pdls_ik.launch.py')
+
+    @pytest.mark.launch(fixture=defaults)
+    def test_default_launch_publishes_the_robot_state():
+        """Issue 28: with the defaults nothing published joint_states and rviz drew no robot."""
+        context = rclpy.Context()
+        rclpy.init(context=context)
+        node = rclpy.create_node('pdls_ik_defaults_probe', context=context)
+        states = []
+        node.create_subscription(JointState, 'joint_states', states.append, 10)
+        executor = rclpy.executors.SingleThreadedExecutor(context=context)
+        executor.add_node(node)
+        threading.Thread(target=executor.spin, daemon=True).start()
+        try:
+            deadline = time.monotonic() + STARTUP_WAIT
+            while not states and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert states, 'nothing publishes joint_states with the default arguments'
+            publishers = node.get_publishers_info_by_topic('/joint_states')
+            assert [p.node_name for p in publishers] == ['pdls_ik_node']
+            linkage = load_urdf(bundled_urdf('panda'))
+            assert list(states[0].name) == list(linkage.joint_names)
+            np.testing.assert_allclose(states[0].position,
+                                       0.5 * (linkage.lower + linkage.upper))  # mid-limits
         finally:
             executor.shutdown()
             node.destroy_node()

@@ -226,6 +226,44 @@ def test_joint_states_not_yet_received_is_a_warning(ros):
     assert probe.wait(received)
 
 
+def test_loop_back_stands_in_for_a_missing_source_and_yields_to_one(ros):
+    """Issue 28: with no joint_states source, rviz drew no robot; a real source wins for good."""
+    start, probe = ros
+    probe.node.destroy_publisher(probe.pub_js)  # nothing else publishes joint_states
+    from_node = []
+    probe.node.create_subscription(JointState, 'joint_states', from_node.append, 50)
+    node = start(robot_description=PANDA, tip_link='panda_link8', echo_joint_states=True)
+    names = list(node.tracker.robot.joint_names)
+    assert probe.wait(lambda: probe.status('echo_joint_states', OK, 'publishing the commanded '
+                                           'state on joint_states'), timeout=ANSWER_WAIT)
+    assert probe.wait(lambda: len(from_node) >= 3)
+    first = from_node[0]
+    assert list(first.name) == names  # every joint: robot_state_publisher places every link
+    np.testing.assert_array_equal(first.position, node.tracker.robot.default_q())
+    assert probe.wait(lambda: probe.status('joint_states', OK, 'all joints received'))
+
+    driver = probe.node.create_publisher(JointState, 'joint_states', 10)  # hardware appears
+    assert probe.wait(lambda: probe.status('echo_joint_states', OK, 'off for good: another '
+                                           'node publishes joint_states (1 publisher(s))'))
+    time.sleep(0.3)  # messages in flight
+    count = len(from_node)
+    time.sleep(0.5)
+    assert len(from_node) == count, 'the loop-back still publishes beside another source'
+    probe.node.destroy_publisher(driver)  # that source dies: the loop-back does not resume
+    time.sleep(1.5)
+    assert len(from_node) == count
+
+
+def test_loop_back_never_starts_beside_a_source(ros):
+    start, probe = ros
+    heard = []
+    probe.node.create_subscription(JointState, 'joint_states', heard.append, 50)
+    start(robot_description=PANDA, tip_link='panda_link8', echo_joint_states=True)
+    assert probe.wait(lambda: probe.status('echo_joint_states', OK, 'off for good'))
+    time.sleep(1.5)  # past the discovery wait
+    assert heard == []  # the probe's publisher is the source; it sent nothing, nor did the node
+
+
 def test_stale_joint_states_reported_and_motion_stopped(ros):
     """Issue 19 item 5: a dead joint_states source is an ERROR; no motion assumes it."""
     start, probe = ros

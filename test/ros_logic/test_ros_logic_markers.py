@@ -14,7 +14,7 @@
 
 """Marker helpers: goal rate limiting (the final pose is never lost) and the tip pose."""
 import numpy as np
-from pdls_ik.ros_logic.markers import RateLimiter, tip_pose
+from pdls_ik.ros_logic.markers import marker_state, RateLimiter, tip_pose
 import pytest
 from ros_support import panda_robot, reachable_goal
 
@@ -41,3 +41,22 @@ def test_tip_pose_is_fk_of_tip():
     robot = panda_robot()
     q = robot.default_q()
     np.testing.assert_array_equal(tip_pose(robot, q), reachable_goal(robot, q))
+
+
+def test_marker_state_needs_the_tip_joints_only():
+    """Issue 28: mock hardware without the finger: the marker stayed at mid-limits."""
+    robot = panda_robot()
+    names = list(robot.joint_names)
+    assert names[-1] == 'panda_finger_joint1'  # not between panda_link0 and panda_link8
+    q = np.array([0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785, np.nan])
+    arm = np.array([True] * 7 + [False])
+    placed = marker_state(robot, q, arm)
+    np.testing.assert_array_equal(placed[:7], q[:7])
+    assert placed[7] == robot.default_q()[7]            # the missing finger at mid-limits
+    np.testing.assert_allclose(tip_pose(robot, placed), reachable_goal(robot, placed))
+    for missing in range(7):                            # any arm joint missing: not yet
+        found = arm.copy()
+        found[missing] = False
+        assert marker_state(robot, q, found) is None
+    complete = np.r_[q[:7], 0.02]
+    np.testing.assert_array_equal(marker_state(robot, complete, np.ones(8, bool)), complete)
