@@ -33,3 +33,24 @@ def reachable_goal(robot, q):
     """(4, 4) tip pose at joint positions q (n,): a goal known to be reachable."""
     return robot.linkage.forward_kinematics(np.asarray(q, dtype=float), robot.tip_link,
                                             robot.base_link)
+
+
+def launch_test_missing(modules, where):
+    """
+    Why a launch_pytest test cannot run here, or None (never raises, never skips at import).
+
+    launch_pytest (ROS 2 Jazzy) needs pytest < 8.4; each of ``modules`` must import, else the
+    reason says to source ``where`` (e.g. 'a ROS 2 setup with MoveIt').
+    """
+    import importlib
+    import pytest
+    version = tuple(int(''.join(c for c in p if c.isdigit()) or 0)
+                    for p in pytest.__version__.split('.')[:2])
+    if version >= (8, 4):
+        return f'pytest {pytest.__version__} >= 8.4: launch_pytest (ROS 2 Jazzy) needs < 8.4'
+    for module in ('launch_pytest', 'rclpy') + tuple(modules):
+        try:
+            importlib.import_module(module)
+        except ImportError:
+            return f'{module} not found: source {where}'
+    return None

@@ -24,12 +24,12 @@ Needs a sourced ROS 2 with launch_pytest, ros2_control (controller_manager, mock
 joint_state_broadcaster, joint_trajectory_controller and robot_state_publisher, and this package
 installed by colcon; skipped with a reason elsewhere.
 """
-import importlib
 import threading
 import time
 
 import numpy as np
 import pytest
+from ros_support import launch_test_missing
 
 CONTROLLER_PACKAGES = ('controller_manager', 'joint_state_broadcaster',
                        'joint_trajectory_controller', 'robot_state_publisher')
@@ -37,14 +37,9 @@ CONTROLLER_PACKAGES = ('controller_manager', 'joint_state_broadcaster',
 
 def _skip_reason():
     """Why this test cannot run here, or None (never raises, never skips at import)."""
-    if tuple(int(''.join(c for c in p if c.isdigit()) or 0)
-             for p in pytest.__version__.split('.')[:2]) >= (8, 4):
-        return f'pytest {pytest.__version__} >= 8.4: launch_pytest (ROS 2 Jazzy) needs < 8.4'
-    for module in ('launch_pytest', 'rclpy', 'control_msgs.msg'):
-        try:
-            importlib.import_module(module)
-        except ImportError:
-            return f'{module} not found: source a ROS 2 setup with ros2_control'
+    missing = launch_test_missing(('control_msgs.msg',), 'a ROS 2 setup with ros2_control')
+    if missing:
+        return missing
     from pdls_ik.ros_logic.launch_setup import ament_has_package
     missing = [p for p in ('pdls_ik',) + CONTROLLER_PACKAGES if not ament_has_package(p)]
     if missing:

@@ -33,6 +33,7 @@ import time
 
 import numpy as np
 import pytest
+from ros_support import launch_test_missing
 from scipy.spatial.transform import Rotation
 
 REPO = Path(__file__).resolve().parents[2]
@@ -40,14 +41,9 @@ REPO = Path(__file__).resolve().parents[2]
 
 def _skip_reason():
     """Why this test cannot run here, or None (never raises, never skips at import)."""
-    if tuple(int(''.join(c for c in p if c.isdigit()) or 0)
-             for p in pytest.__version__.split('.')[:2]) >= (8, 4):
-        return f'pytest {pytest.__version__} >= 8.4: launch_pytest (ROS 2 Jazzy) needs < 8.4'
-    for module in ('launch_pytest', 'rclpy', 'moveit_msgs.srv'):
-        try:
-            importlib.import_module(module)
-        except ImportError:
-            return f'{module} not found: source a ROS 2 setup with MoveIt'
+    missing = launch_test_missing(('moveit_msgs.srv',), 'a ROS 2 setup with MoveIt')
+    if missing:
+        return missing
     from pdls_ik.ros_logic.launch_setup import ament_has_package
     if not ament_has_package('pdls_ik'):
         return 'pdls_ik is not installed in the sourced ROS 2 workspace (colcon build)'

@@ -29,7 +29,6 @@ Needs a sourced ROS 2 with launch_pytest, rviz2 and this package installed by co
 ros2_control for the controller launch), Xvfb, python-xlib and Pillow with XCB; skipped with
 the reason elsewhere.
 """
-import importlib
 import json
 import os
 from pathlib import Path
@@ -39,19 +38,15 @@ import time
 
 import numpy as np
 import pytest
+from ros_support import launch_test_missing
 from rviz_support import xlib_missing
 
 
 def _skip_reason():
     """Why this test cannot run here, or None (never raises, never skips at import)."""
-    if tuple(int(''.join(c for c in p if c.isdigit()) or 0)
-             for p in pytest.__version__.split('.')[:2]) >= (8, 4):
-        return f'pytest {pytest.__version__} >= 8.4: launch_pytest (ROS 2 Jazzy) needs < 8.4'
-    for module in ('launch_pytest', 'rclpy', 'visualization_msgs.srv'):
-        try:
-            importlib.import_module(module)
-        except ImportError:
-            return f'{module} not found: source a ROS 2 (Humble or newer) setup'
+    missing = launch_test_missing(('visualization_msgs.srv',), 'a ROS 2 (Humble or newer) setup')
+    if missing:
+        return missing
     from pdls_ik.ros_logic.launch_setup import ament_has_package
     missing = [p for p in ('pdls_ik', 'rviz2', 'robot_state_publisher')
                if not ament_has_package(p)]
