@@ -212,16 +212,17 @@ class TaskSolver:
         """
         Return the next local solve's options: ``max_time`` at most the time left.
 
-        The solve's timeout bounds the whole solve (restarts, groups, the joint solve after a
-        grouped one), not each local solve: a restart started just before the end would
-        otherwise run a whole ``max_time`` more. The local solve still makes its
-        ``min_iterations``.
+        When the options bound local solves by the clock (``max_time`` set, as the IK services
+        set it to the timeout), the solve's timeout bounds the whole solve (restarts, groups, the
+        joint solve after a grouped one): a restart started just before the end would otherwise
+        run a whole ``max_time`` more. Without ``max_time`` a local solve runs to its own end, as
+        before. The local solve still makes its ``min_iterations``.
         """
-        if self._deadline is None:
-            return self.options
-        left = max(self._deadline - time.perf_counter(), 1e-9)
         limit = self.options.max_time
-        return self.options.replace(max_time=left if limit is None else min(limit, left))
+        if self._deadline is None or limit is None:
+            return self.options
+        return self.options.replace(max_time=min(limit, max(self._deadline - time.perf_counter(),
+                                                            1e-9)))
 
     def _joint_solve(self, theta0: Array) -> Tuple[Array, str, int]:
         """One PDLS solve of the whole problem from θ0: (θ, status, iterations)."""
