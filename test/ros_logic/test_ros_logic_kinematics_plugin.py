@@ -19,9 +19,10 @@ import numpy as np
 from pdls_ik.errors import ConfigError
 from pdls_ik.model import load_urdf
 from pdls_ik.resources import bundled_urdf
-from pdls_ik.ros_logic.kinematics_plugin import KinematicsPlugin, plugin_config
+from pdls_ik.ros_logic.kinematics_plugin import KinematicsPlugin, plugin_config, urdf_of_model
 import pytest
 from scipy.spatial.transform import Rotation
+from urdf_parser_py.urdf import URDF
 
 ARM = [f'panda_joint{i}' for i in range(1, 8)]
 
@@ -154,3 +155,31 @@ def test_two_arms_on_a_fixed_torso_are_two_chain_problems():
         for got, goal in zip(plugin.forward(tips, q), goals):
             dp, dr = _pose_error(got, goal)
             assert dp < 1e-4 and dr < 1e-3
+
+
+def test_urdf_of_model_keeps_the_kinematics():
+    """The plugin's URDF from MoveIt's urdf::Model tables (read here by urdf_parser_py)."""
+    with open(bundled_urdf('panda')) as f:
+        xml = f.read()
+    model = URDF.from_xml_string(xml)
+    joints = []
+    for j in model.joints:
+        row = {'name': j.name, 'type': j.type, 'parent': j.parent, 'child': j.child,
+               'xyz': j.origin.xyz if j.origin else [0, 0, 0],
+               'rpy': j.origin.rpy if j.origin else [0, 0, 0],
+               'axis': j.axis or [1, 0, 0],
+               'mimic': (j.mimic.joint, j.mimic.multiplier or 1.0, j.mimic.offset or 0.0)
+               if j.mimic else None}
+        if j.limit is not None:
+            row.update(lower=j.limit.lower, upper=j.limit.upper, velocity=j.limit.velocity,
+                       effort=j.limit.effort)
+        joints.append(row)
+    rebuilt = load_urdf(urdf_of_model(model.name, [link.name for link in model.links], joints))
+    original = load_urdf(xml)
+    assert rebuilt.joint_names == original.joint_names
+    np.testing.assert_array_equal(rebuilt.lower, original.lower)
+    np.testing.assert_array_equal(rebuilt.upper, original.upper)
+    q = np.random.default_rng(4).uniform(original.lower, original.upper)
+    for link in ('panda_link8', 'panda_hand', 'panda_leftfinger'):
+        np.testing.assert_allclose(rebuilt.forward_kinematics(q, link),
+                                   original.forward_kinematics(q, link), atol=1e-12)
