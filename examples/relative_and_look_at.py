@@ -73,7 +73,9 @@ def follow_hand() -> bool:
     T = robot.forward_kinematics(res.q, 'camera')
     Th = robot.forward_kinematics(res.q, 'r_hand')
     d = Th[:3, :3] @ (0, 0, -0.05) + Th[:3, 3] - T[:3, 3]
-    angle = float(np.arccos(np.clip(T[:3, 0] @ d / np.linalg.norm(d), -1.0, 1.0)))
+    # atan2 of the cross and dot products: arccos of a cosine within one rounding of 1 reads
+    # 1.5e-8 rad however small the angle
+    angle = float(np.arctan2(np.linalg.norm(np.cross(T[:3, 0], d)), T[:3, 0] @ d))
     print(f'[look at the hand] {res.status} in {res.iterations} iterations')
     print(f"  hand to its goal:     error {res.errors['frame:r_hand']:.3e} m")
     print(f'  camera axis to hand:  error {angle:.3e} rad (by forward kinematics)')
