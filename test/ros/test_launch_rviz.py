@@ -178,7 +178,7 @@ else:
 
         def _on_diagnostics(self, msg):
             with self.lock:
-                self.solver.extend(f'{s.message} { {v.key: v.value for v in s.values} }'
+                self.solver.extend(s.message + ' ' + str({v.key: v.value for v in s.values})
                                    for s in msg.status if s.name.endswith(': solver'))
 
         def close(self):
