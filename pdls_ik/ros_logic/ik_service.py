@@ -32,8 +32,11 @@ Steps and their MoveIt error codes, in MoveIt's order (move_group's ``computeIK`
    FRAME_TRANSFORM_FAILURE (a goal in a moving link is placed with the seed's joint values, as
    MoveIt does).
 4. Solve: one tip whose chain from the group's base is exactly the group -> the cached
-   :class:`~pdls_ik.ik.IKSolver` (compiled kernels); otherwise (several tips, a group that is not
-   one chain, a posture state) a :class:`~pdls_ik.ik.task_solver.TaskSolver` with one
+   :class:`~pdls_ik.ik.IKSolver` (compiled kernels); several tips on one priority level whose
+   chains cover the group (two arms on a fixed torso, or on a torso joint) -> chain by chain
+   (:meth:`IKService._solve_plan`); otherwise (a group that is not one chain, ranked tips, a
+   posture state, or the chain plan's attempts spent before the timeout) a
+   :class:`~pdls_ik.ik.task_solver.TaskSolver` with one
    :class:`~pdls_ik.tasks.FrameTask` per tip, at the priority ``tip_priorities`` gives its link
    (default ``pose_priority``: all tips on one level), the joints outside the group fixed, and
    the posture state (an SRDF ``group_state``) as the lowest-priority posture target. No success
@@ -81,6 +84,15 @@ from pdls_ik.ros_logic.collision_setup import (build_model, collision_entry, col
 from pdls_ik.ros_logic.groups import chain_group, CONFIGURED_GROUP, Groups
 from pdls_ik.ros_logic.robot import Robot
 from pdls_ik.tasks import FrameTask, PostureTask
+
+#: starts (the joints solved before it, then random draws) of a tip whose chain starts on an
+#: earlier tip's chain, per attempt of :meth:`IKService._solve_plan`
+LATER_TIP_STARTS = 4
+
+#: attempts of :meth:`IKService._solve_plan` on chains that share joints before the task solver
+#: takes the rest of the timeout (the bundled bimanual's upper_body: 1000 of 1000 random goals
+#: within 32)
+PLAN_ATTEMPTS = 64
 
 #: said in every reply to a request with avoid_collisions: what is (not) checked
 COLLISIONS_CHECKED = ("collisions checked: the robot's own links (self-collision) and the "
@@ -337,51 +349,132 @@ class IKService:
             self._solvers[key] = solver
         return self._solvers[key]
 
-    def _split_chains(self, group: ResolvedGroup, tips: List[str], avoid: bool
-                      ) -> Optional[List[IKSolver]]:
+    def _chain_plans(self, group: ResolvedGroup, tips: List[str], avoid: bool
+                     ) -> Optional[List[List[Tuple[str, IKSolver, str]]]]:
         """
-        Return one chain solver per tip when the tips' chains split the group.
+        Return the chain plans of the tips: one per tip order that starts the chains anew.
 
-        The chains from the group base to the tips move disjoint joints that together are the
-        group's (e.g. two arms on a fixed torso), and no extra task couples them: each tip is
-        then its own chain problem, solved by the compiled chain solver. None otherwise.
+        Independent chains (:meth:`_chain_plan` gives each the group base) need one plan; chains
+        that share joints get one plan per rotation of the tips, so that each tip in turn
+        chooses the shared joints. None when the tips' chains do not cover the group.
+        """
+        plan = self._chain_plan(group, tips, avoid)
+        if plan is None or all(base == group.base_link for _, _, base in plan):
+            return None if plan is None else [plan]
+        rotations = (self._chain_plan(group, tips[r:] + tips[:r], avoid)
+                     for r in range(len(tips)))
+        return [p for p in rotations if p is not None]
+
+    def _chain_plan(self, group: ResolvedGroup, tips: List[str], avoid: bool
+                    ) -> Optional[List[Tuple[str, IKSolver, str]]]:
+        """
+        Return (tip, compiled chain solver, its base link) per tip when chains cover the group.
+
+        Tip k's chain starts where its path from the group base leaves the paths of the tips
+        before it (the group base when it shares no joint with them): two arms on a fixed torso
+        are two chains from the torso; on a torso joint, the first arm's chain holds the torso
+        joint and the second arm's starts at the torso link. The plan holds when those chains
+        move disjoint joints that together are the group's and no extra task couples them;
+        None otherwise (the task solver answers).
         """
         key = (group.name, tuple(tips), avoid)
         if key not in self._solvers:
-            solvers = None
+            plan: Optional[List[Tuple[str, IKSolver, str]]] = None
+            linkage = self._robot.linkage
             if not self._extra_tasks(avoid):
                 try:
-                    solvers = [IKSolver(self._robot.linkage, tip, group.base_link,
-                                        config=self._robot.solver_config) for tip in tips]
+                    bases, seen = [], set()
+                    for tip in tips:
+                        chain = linkage.chain(tip, group.base_link)
+                        if not chain.base_is_lca:
+                            raise LinkError(tip, 'not below the group base')
+                        base = group.base_link
+                        for joint in chain.path_joints:       # group base -> tip
+                            if joint not in seen:
+                                break
+                            base = linkage.link_names[linkage.joints[joint].child]
+                        seen.update(chain.path_joints)
+                        bases.append(base)
+                    config = self._robot.solver_config
+                    if any(base != group.base_link for base in bases):
+                        # one local solve per call: _solve_plan schedules the restarts
+                        config = config.replace(random_restarts=False)
+                    plan = [(tip, IKSolver(linkage, tip, base, config=config), base)
+                            for tip, base in zip(tips, bases)]
                 except PDLSIKError:
-                    solvers = None
-            if solvers is not None:
-                moved = np.concatenate([np.flatnonzero(s.free) for s in solvers])
+                    plan = None
+            if plan is not None:
+                moved = np.concatenate([np.flatnonzero(s.free) for _, s, _ in plan])
                 if moved.size != np.unique(moved).size or \
                         not np.array_equal(np.sort(moved), group.variables):
-                    solvers = None
+                    plan = None
                 else:
-                    for s in solvers:
-                        s.warm_up()
-            self._solvers[key] = solvers
+                    for _, solver, _ in plan:
+                        solver.warm_up()
+            self._solvers[key] = plan
         return self._solvers[key]
 
-    def _solve_chains(self, solvers: List[IKSolver], group: ResolvedGroup,
-                      targets: List[Tuple[str, Array]], seed: Array, timeout: Optional[float]):
-        """Solve each tip on its own chain within what is left of one timeout; one result."""
-        budget = self._robot.solver_config.timeout if timeout is None else timeout
+    def _solve_plan(self, plans: List[List[Tuple[str, IKSolver, str]]], group: ResolvedGroup,
+                    targets: List[Tuple[str, Array]], seed: Array, timeout: Optional[float]):
+        """
+        Solve the tips chain by chain within one timeout; one result.
+
+        Independent chains (all from the group base) are each solved once, with the solver's own
+        restarts. Chains that start on an earlier tip's chain are solved in order, each goal
+        taken in its chain's base at the joints solved before it; when a tip fails, the next
+        attempt takes the next plan (tip order) and starts its first chain from a random
+        configuration; each later tip gets :data:`LATER_TIP_STARTS` starts. After
+        :data:`PLAN_ATTEMPTS` attempts the result says so (status of the last failure, not
+        "max_time"). The random draws come from a generator seeded by ``random_seed``: the
+        attempts are a function of the inputs; the timeout only ends them.
+        """
+        robot, linkage = self._robot, self._robot.linkage
+        config = robot.solver_config
+        budget = config.timeout if timeout is None else timeout
         start = time.perf_counter()
-        base_in_group = self._robot.linkage.forward_kinematics(seed, self._robot.base_link,
-                                                               group.base_link)
+        deadline = start + budget
         q = np.array(seed, dtype=float)
-        results = []
-        for solver, (_, goal) in zip(solvers, targets):
-            left = max(budget - (time.perf_counter() - start), 1e-9)
-            result = solver.solve(base_in_group @ goal, seed=seed, timeout=left)
-            q[solver.free] = np.asarray(result.q, dtype=float)[solver.free]
-            results.append(result)
-        failed = [r for r in results if not r.success]
-        return dataclasses.replace(failed[0] if failed else results[-1], q=q,
+        goals = dict(targets)
+        sequential = len(plans) > 1 or any(base != group.base_link for _, _, base in plans[0])
+        lower = np.where(np.isfinite(linkage.lower), linkage.lower, -np.pi)
+        upper = np.where(np.isfinite(linkage.upper), linkage.upper, np.pi)
+        rng = np.random.default_rng(config.random_seed)
+        best: Tuple[int, Array, object] = (-1, q, None)
+        attempt = 0
+        while True:
+            plan = plans[attempt % len(plans)]
+            q = np.array(seed, dtype=float)
+            if attempt:
+                free = plan[0][1].free
+                q[free] = lower[free] + rng.random(int(free.sum())) * (upper - lower)[free]
+            solved, failed = 0, None
+            for k, (tip, solver, base) in enumerate(plan):
+                goal_in_base = linkage.forward_kinematics(q, robot.base_link, base) @ goals[tip]
+                starts = LATER_TIP_STARTS if sequential and k else 1
+                for n in range(starts):
+                    if n:
+                        q[solver.free] = lower[solver.free] + rng.random(
+                            int(solver.free.sum())) * (upper - lower)[solver.free]
+                    left = max(deadline - time.perf_counter(), 1e-9)
+                    result = solver.solve(goal_in_base, seed=q, timeout=left)
+                    if result.success or time.perf_counter() >= deadline:
+                        break
+                q[solver.free] = np.asarray(result.q, dtype=float)[solver.free]
+                if not result.success:
+                    failed = failed or result
+                    if sequential:
+                        break
+                solved += bool(result.success)
+            if solved > best[0]:
+                best = (solved, q.copy(), failed or result)
+            if solved == len(plan) or not sequential or not config.random_restarts or \
+                    attempt + 1 >= PLAN_ATTEMPTS or time.perf_counter() >= deadline:
+                break
+            attempt += 1
+        solved, q, result = best
+        if solved < len(plan) and sequential and time.perf_counter() >= deadline:
+            result = dataclasses.replace(result, status='max_time')
+        return dataclasses.replace(result, q=q, restarts=attempt,
                                    solve_time=time.perf_counter() - start)
 
     def _solve_tasks(self, group: ResolvedGroup, targets: List[Tuple[str, Array]],
@@ -433,24 +526,30 @@ class IKService:
         group, links = self._group(request)
         given, seed = self._seed(request, group, np.asarray(current_q(), dtype=float), notes)
         targets = self._targets(request, links, given)
-        solver = chains = None
+        solver = chains = result = None
+        timeout = request.timeout
+        same_level = len({self.tip_priorities.get(link, robot.config.pose_priority)
+                          for link, _ in targets}) == 1
         if len(targets) == 1 and self._posture is None:
             solver = self._chain_solver(group, targets[0][0], avoid)
-        elif self._posture is None:
-            chains = self._split_chains(group, [link for link, _ in targets], avoid)
+        elif self._posture is None and same_level:
+            chains = self._chain_plans(group, [link for link, _ in targets], avoid)
         if chains is not None:
-            result = self._solve_chains(chains, group, targets, seed, request.timeout)
+            result = self._solve_plan(chains, group, targets, seed, timeout)
             failure = None if result.success else failure_message(result)
-            method = f'{len(chains)} independent chain solvers, {chains[0].backend}'
+            method = f'{len(targets)} chain solvers, {chains[0][0][1].backend}'
+            if not result.success and not _timed_out(result):
+                # the plan's attempts ended before the clock: the task solver has what is left
+                timeout = None if timeout is None else max(timeout - result.solve_time, 1e-9)
+                result = None
         elif solver is not None:
             base_in_group = robot.linkage.forward_kinematics(seed, robot.base_link,
                                                              group.base_link)
-            result = solver.solve(base_in_group @ targets[0][1], seed=seed,
-                                  timeout=request.timeout)
+            result = solver.solve(base_in_group @ targets[0][1], seed=seed, timeout=timeout)
             failure = None if result.success else failure_message(result)
             method = f'chain solver, {solver.backend}'
-        else:
-            result = self._solve_tasks(group, targets, seed, request.timeout, avoid)
+        if result is None:
+            result = self._solve_tasks(group, targets, seed, timeout, avoid)
             failure = None if result.success else _task_failure(result)
             method = f'task solver, {len(result.level_names)} level(s)'
         q = given.copy()

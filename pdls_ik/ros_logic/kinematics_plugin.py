@@ -20,8 +20,9 @@ MoveIt calls IK through its ``kinematics::KinematicsBase`` interface (C++). The 
 embedded Python interpreter and passes plain numbers. All IK semantics live here and are those
 of the ``~/compute_ik`` service (:class:`~pdls_ik.ros_logic.ik_service.IKService`): the group is
 MoveIt's (its active joints, in MoveIt's order), one tip whose chain is the group runs the
-compiled chain solver, several tips a task solver with one pose level, ``avoid_collisions`` off
-(MoveIt checks collisions itself, through the solution callback the plugin calls).
+compiled chain solver, several tips their chains in turn or a task solver with one pose level,
+``avoid_collisions`` off (MoveIt checks collisions itself, through the solution callback the
+plugin calls).
 
 What the plugin adds to a service request (``KinematicsBase::searchPositionIK``):
 

@@ -108,7 +108,14 @@ def test_kinematics_yaml_keys():
         plugin_config({'position_tolerance': -1.0})
 
 
-def test_two_tips_of_the_bimanual_robot_in_one_group():
+def test_two_arms_on_a_torso_joint_are_solved_chain_by_chain():
+    """
+    Two tips sharing the torso joint: one arm's chain with the torso, the other's from the torso.
+
+    Each 4-joint arm meets a full 6D pose only at exact configurations, so the torso value must
+    suit both arms: every goal is met (the task solver met 565 of 1000 at 50 ms), and the same
+    request gives the same answer, bit for bit.
+    """
     with open(bundled_urdf('bimanual')) as f:
         xml = f.read()
     linkage = load_urdf(xml)
@@ -119,22 +126,21 @@ def test_two_tips_of_the_bimanual_robot_in_one_group():
         moved |= {linkage.joint_names[i] for i in
                   np.flatnonzero(np.any(chain.select != 0.0, axis=0))}
     joints = [j for j in linkage.joint_names if j in moved]
-    plugin = KinematicsPlugin(xml, 'both_arms', joints, linkage.root_link, tips,
+    assert 'torso_yaw' in joints and len(joints) == 9
+    plugin = KinematicsPlugin(xml, 'upper_body', joints, linkage.root_link, tips,
                               {'backend': 'numpy'})
     rng = np.random.default_rng(1)
-    lower, upper = plugin._lower, plugin._upper
-    lower = np.where(np.isfinite(lower), lower, -math.pi)
-    upper = np.where(np.isfinite(upper), upper, math.pi)
-    solved = 0
-    for _ in range(5):
+    lower = np.where(np.isfinite(plugin._lower), plugin._lower, -math.pi)
+    upper = np.where(np.isfinite(plugin._upper), plugin._upper, math.pi)
+    for _ in range(20):
         goals = plugin.forward(tips, lower + rng.random(len(joints)) * (upper - lower))
-        code, q, message = plugin.search(goals, 0.5 * (lower + upper), 2.0)
-        if code == 1:
-            solved += 1
-            for got, goal in zip(plugin.forward(tips, q), goals):
-                dp, dr = _pose_error(got, goal)
-                assert dp < 1e-3 and dr < 1e-2
-    assert solved >= 4
+        code, q, message = plugin.search(goals, 0.5 * (lower + upper), 5.0)
+        assert code == 1 and '2 chain solvers' in message, message
+        for got, goal in zip(plugin.forward(tips, q), goals):
+            dp, dr = _pose_error(got, goal)
+            assert dp < 1e-4 and dr < 1e-3
+    again = plugin.search(goals, 0.5 * (lower + upper), 5.0)
+    assert again[0] == 1 and again[1] == q
 
 
 def test_two_arms_on_a_fixed_torso_are_two_chain_problems():
@@ -151,7 +157,7 @@ def test_two_arms_on_a_fixed_torso_are_two_chain_problems():
     for _ in range(20):
         goals = plugin.forward(tips, lower + rng.random(len(joints)) * (upper - lower))
         code, q, message = plugin.search(goals, 0.5 * (lower + upper), 2.0)
-        assert code == 1 and '2 independent chain solvers' in message, message
+        assert code == 1 and '2 chain solvers' in message, message
         for got, goal in zip(plugin.forward(tips, q), goals):
             dp, dr = _pose_error(got, goal)
             assert dp < 1e-4 and dr < 1e-3
