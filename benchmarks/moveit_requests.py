@@ -16,12 +16,15 @@
 ~/compute_ik answering MoveIt-style requests (ROS-free): success and time per group.
 
 Each request is what SrvKinematicsPlugin sends (whole-robot seed at the middle of the limits,
-one pose per tip in the group's base frame, no timeout: the node's ``timeout`` applies), for
-goals placed by the forward kinematics of random in-limit group configurations. A success is
+one pose per tip in the group's base frame, no timeout: the node's ``timeout`` applies,
+avoid_collisions true), for goals placed by the forward kinematics of random in-limit group
+configurations. ``--no-collisions``: as pdls_ik's own MoveIt plugin asks (avoid_collisions
+false; MoveIt checks collisions through its solution callback). A success is
 checked by Pinocchio's forward kinematics of the reply (1e-5 m, 1e-4 rad).
 
     python benchmarks/moveit_requests.py -n 200          # the bundled Panda and bimanual robot
                                                          # (+ Talos with example-robot-data)
+    python benchmarks/moveit_requests.py -n 1000 --timeouts 0.05 --no-collisions
 """
 from __future__ import annotations
 
@@ -79,7 +82,7 @@ def _pose(T, frame):
     return ParsedPose(frame, T[:3, 3].copy(), Rotation.from_matrix(T[:3, :3]).as_quat(), 0, 1.0)
 
 
-def run(n: int, timeouts, seed: int = 0):
+def run(n: int, timeouts, seed: int = 0, avoid_collisions: bool = True):
     """Print one row per case and timeout: success rate, mean and median time per request."""
     import pinocchio as pin
     print(f"{'case':24s} {'timeout':>8s} {'success':>8s} {'mean ms':>8s} {'p50 ms':>8s}")
@@ -106,7 +109,7 @@ def run(n: int, timeouts, seed: int = 0):
                 targets = tuple(IKTarget(t, _pose(linkage.forward_kinematics(
                     q_goal, t, group.base_link), group.base_link)) for t in tips)
                 request = IKServiceRequest(group_name, targets, list(robot.joint_names),
-                                           robot.default_q(), None, True)
+                                           robot.default_q(), None, avoid_collisions)
                 t0 = time.perf_counter()
                 reply = service.compute(request, robot.default_q)
                 times.append(time.perf_counter() - t0)
@@ -140,8 +143,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
     parser.add_argument('-n', type=int, default=200, help='goals per case')
     parser.add_argument('--timeouts', type=float, nargs='+', default=[0.005, 0.05])
+    parser.add_argument('--no-collisions', action='store_true',
+                        help='avoid_collisions false (as pdls_ik/PDLSKinematicsPlugin asks)')
     args = parser.parse_args()
-    run(args.n, args.timeouts)
+    run(args.n, args.timeouts, avoid_collisions=not args.no_collisions)
 
 
 if __name__ == '__main__':
