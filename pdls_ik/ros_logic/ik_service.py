@@ -423,10 +423,12 @@ class IKService:
         restarts. Chains that start on an earlier tip's chain are solved in order, each goal
         taken in its chain's base at the joints solved before it; when a tip fails, the next
         attempt takes the next plan (tip order) and starts its first chain from a random
-        configuration; each later tip gets :data:`LATER_TIP_STARTS` starts. After
-        :data:`PLAN_ATTEMPTS` attempts the result says so (status of the last failure, not
-        "max_time"). The random draws come from a generator seeded by ``random_seed``: the
-        attempts are a function of the inputs; the timeout only ends them.
+        configuration; each later tip gets :data:`LATER_TIP_STARTS` starts. The result is the
+        attempt that met the most tips: on failure its status is "max_time" when the clock
+        ended the attempts, else its chain's (:data:`PLAN_ATTEMPTS` spent: the caller gives the
+        rest of the timeout to the task solver). The random draws come from a generator seeded
+        by ``random_seed``: the attempts are a function of the inputs; the timeout only ends
+        them.
         """
         robot, linkage = self._robot, self._robot.linkage
         config = robot.solver_config
