@@ -58,7 +58,11 @@ def test_numba_below_the_floor_is_named_with_the_floor(version, problem):
     assert _accel.numba_problem(version) == problem
 
 
-def test_a_solver_with_numba_below_the_floor_runs_numpy_and_warns_once(numba_055, caplog):
+def test_a_solver_with_numba_below_the_floor_runs_numpy_and_warns_once(
+        numba_055, caplog, monkeypatch):
+    # under ROS 2, launch's pytest plugin imports launch first, whose LaunchLogger class makes
+    # the 'pdls_ik' logger one that does not propagate: caplog (on the root logger) saw nothing
+    monkeypatch.setattr(logging.getLogger('pdls_ik'), 'propagate', True)
     robot = load_urdf(bundled_urdf('panda'))
     with caplog.at_level(logging.WARNING, logger='pdls_ik'):
         solvers = [IKSolver(robot, 'panda_link8') for _ in range(2)]

@@ -298,6 +298,9 @@ def test_runtime_rate_change_changes_the_loop(ros):
     """Issue 19 item 1: tracking_rate 50 was accepted while cycles stayed ~11.7 ms apart."""
     start, probe = ros
     node = start(robot_description=PANDA, tip_link='panda_link8')
+    # the loader ends a moment after its last stage set the tracker; a change before then is
+    # refused ('loading solver kernels: retry when the solver is ready')
+    assert node._loader.join(ANSWER_WAIT), 'solver still loading'
     assert node._tracking_timer.timer_period_ns == 10_000_000
     assert node.set_parameters([Parameter('tracking_rate', value=50.0)])[0].successful
     assert node._tracking_timer.timer_period_ns == 20_000_000
