@@ -110,23 +110,31 @@ def numba_version() -> Optional[str]:
         return numba.__version__
 
 
-def numba_problem(version: Optional[str] = None) -> str:
+def numba_problem(version: Optional[str] = None, numpy_version: Optional[str] = None) -> str:
     """
-    Why the compiled kernels cannot be used ("" when they can).
+    Why the compiled kernels cannot be used ("" when they can), with the command that helps.
 
     :param version: a numba version ("0.55.1"); default the installed one
         (:func:`numba_version`).
+    :param numpy_version: NumPy's version; default the installed one. Below 1.22 (Ubuntu
+        22.04's 1.21.5) the command also asks for NumPy >= 1.22, < 1.25: numba >= 0.59 needs
+        1.22, and a plain ``pip install numba`` brings NumPy 2, with which that release's SciPy
+        1.8 does not run (seen in the Humble lab).
     :return: one line naming the version found and the one needed, e.g. "numba 0.55.1 is
         older than 0.59, ...", or that numba is not installed.
     """
     version = numba_version() if version is None else version
+    numpy_version = numpy_version or importlib.metadata.version('numpy')
+    floor = '.'.join(map(str, NUMBA_FLOOR))
+    install = f'pip install "numba>={floor}"'
+    if tuple(int(x) for x in re.findall(r'\d+', numpy_version)[:2]) < (1, 22):
+        install += ' "numpy>=1.22,<1.25"'
     if version is None:
-        return 'numba is not installed (pip install numba)'
+        return f'numba is not installed ({install})'
     found = tuple(int(x) for x in re.findall(r'\d+', version)[:2])
     if found < NUMBA_FLOOR:
-        floor = '.'.join(map(str, NUMBA_FLOOR))
         return (f'numba {version} is older than {floor}, the oldest known to compile the '
-                f'kernels in minutes (pip install "numba>={floor}"): the NumPy backend runs')
+                f'kernels in minutes ({install}): the NumPy backend runs')
     return ''
 
 

@@ -33,6 +33,11 @@ import pytest
 
 OLD = ('numba 0.55.1 is older than 0.59, the oldest known to compile the kernels in minutes '
        '(pip install "numba>=0.59"): the NumPy backend runs')
+#: Ubuntu 22.04's NumPy 1.21.5: numba 0.59 needs 1.22, its SciPy 1.8 < 1.25
+PIN = '"numba>=0.59" "numpy>=1.22,<1.25"'
+#: the warning with the installed NumPy
+OLD_HERE = OLD.replace('"numba>=0.59"', PIN) if np.lib.NumpyVersion(np.__version__) < '1.22.0' \
+    else OLD
 GOAL = (np.array([0.4, 0.1, 0.5]), np.array([1.0, 0.0, 0.0, 0.0]))
 
 
@@ -55,7 +60,18 @@ def numba_055(monkeypatch):
     ('0.59.0', ''), ('0.60.0rc1', ''), ('1.0.0', ''),
 ])
 def test_numba_below_the_floor_is_named_with_the_floor(version, problem):
-    assert _accel.numba_problem(version) == problem
+    assert _accel.numba_problem(version, numpy_version='1.26.4') == problem
+
+
+def test_on_ubuntu_2204s_numpy_the_command_keeps_its_scipy_working(monkeypatch):
+    assert _accel.numba_problem('0.55.1', numpy_version='1.21.5') == OLD.replace(
+        '"numba>=0.59"', PIN)
+    assert _accel.numba_problem('0.59.0', numpy_version='1.21.5') == ''
+    monkeypatch.setattr(_accel, 'numba_version', lambda: None)
+    assert _accel.numba_problem(numpy_version='1.21.5') == \
+        f'numba is not installed (pip install {PIN})'
+    assert _accel.numba_problem(numpy_version='1.26.4') == \
+        'numba is not installed (pip install "numba>=0.59")'
 
 
 def test_a_solver_with_numba_below_the_floor_runs_numpy_and_warns_once(
@@ -67,8 +83,8 @@ def test_a_solver_with_numba_below_the_floor_runs_numpy_and_warns_once(
     with caplog.at_level(logging.WARNING, logger='pdls_ik'):
         solvers = [IKSolver(robot, 'panda_link8') for _ in range(2)]
     assert [s.backend for s in solvers] == ['numpy', 'numpy']
-    assert solvers[0].backend_reason == OLD
-    assert [r.getMessage() for r in caplog.records] == [f'pdls_ik: {OLD}']
+    assert solvers[0].backend_reason == OLD_HERE
+    assert [r.getMessage() for r in caplog.records] == [f'pdls_ik: {OLD_HERE}']
     result = solvers[0].solve(GOAL)
     assert result.status == 'converged' and result.position_error < 1e-4
 
@@ -84,7 +100,7 @@ def test_the_cli_with_numba_below_the_floor_answers_with_one_warning_line(tmp_pa
     run = subprocess.run([sys.executable, '-c', script], capture_output=True, text=True,
                          env=env, timeout=600)
     assert run.returncode == 0, run.stderr
-    assert run.stderr.splitlines() == [f'pdls_ik: {OLD}']
+    assert run.stderr.splitlines() == [f'pdls_ik: {OLD_HERE}']
     assert not list(tmp_path.iterdir())      # numba compiled nothing
 
 
