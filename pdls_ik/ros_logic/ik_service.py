@@ -75,6 +75,7 @@ from pdls_ik.errors import ConfigError, InputError, LinkError, PDLSIKError
 from pdls_ik.ik import IKSolver
 from pdls_ik.ik.task_problem import pdls_options, resolve_tasks
 from pdls_ik.ik.task_solver import TaskSolver
+from pdls_ik.model.obstacles import ObstacleSet
 from pdls_ik.model.srdf import ResolvedGroup, SRDF, SRDFError
 from pdls_ik.msgs.geometry import ParsedPose
 from pdls_ik.msgs.joint_state import match_joint_positions
@@ -328,16 +329,29 @@ class IKService:
         entry = None if model is None else collision_entry(model, robot.collision_settings)
         if entry is None and avoid:
             return robot.tasks             # nothing to check: a task file's entry stays
-        return with_collision(robot.tasks, entry, robot.obstacles)
+        tasks = with_collision(robot.tasks, entry, robot.obstacles)
+        if tasks is not None and tasks.obstacles is not None and not (
+                tasks.obstacles.snapshot() if isinstance(tasks.obstacles, ObstacleSet)
+                else tasks.obstacles):
+            # no obstacle now (the node's set is empty until a collision_object arrives): the
+            # self-collision level alone, which the compiled kernels solve
+            tasks = dataclasses.replace(tasks, obstacles=None)
+        return tasks
 
     def _chain_solver(self, group: ResolvedGroup, tip: str, avoid: bool
                       ) -> Optional[IKSolver]:
-        """Return the cached IKSolver of ``tip`` from the group base if its chain is the group."""
-        key = (group.name, tip, avoid)     # no group named: the group is the tip's chain
+        """
+        Return the cached IKSolver of ``tip`` from the group base if its chain is the group.
+
+        One per group, tip, avoid_collisions and whether obstacles are known at the time of the
+        request (the node's set changes while it runs).
+        """
+        tasks = self._extra_tasks(avoid)
+        key = (group.name, tip, avoid,      # no group named: the group is the tip's chain
+               tasks is not None and tasks.obstacles is not None)
         if key not in self._solvers:
             solver = None
             try:
-                tasks = self._extra_tasks(avoid)
                 candidate = IKSolver(self._robot.linkage, tip, group.base_link,
                                      config=self._robot.solver_config, extra_tasks=tasks)
                 # the variables it moves (chain, locks, extra tasks') are the group's
