@@ -59,7 +59,9 @@ class TaskResult:
     :ivar q: (n,) joint positions (within limits, continuous joints wrapped), or (nq,) for a
         floating base (root position, quaternion x y z w, joints).
     :ivar success: every required task within its tolerance at q.
-    :ivar status: "converged" on success, else the PDLS status ("max_iterations", "stalled"...).
+    :ivar status: "converged" on success; "max_time" when random restarts ran until the timeout
+        (the clock ended the search, whatever the best attempt's own status); else the PDLS
+        status of the one attempt ("max_iterations", "stalled"...).
     :ivar: iterations, solve_time [s].
     :ivar errors: task name → unweighted error at q (m, rad, or the task's unit).
     :ivar level_names, residual_norms: per PDLS level at the end.
@@ -178,6 +180,8 @@ class TaskSolver:
                 best = attempt
         self._deadline = None
         _, ok, theta, status, _, ngroups, levels, errs = best
+        if not ok and restart:
+            status = 'max_time'         # the restarts ended at the timeout: the clock decided
         q = self.linkage.to_q(theta) if self.floating else theta
         return TaskResult(q=q, success=bool(ok),
                           status='converged' if ok else (status if status != 'converged'

@@ -84,3 +84,17 @@ def test_options_from_config():
                         limit_strategy='pgs')
     assert (opts.max_iterations, opts.damping, opts.theta_diff_max_mag) == (7, 0.2, 0.4)
     assert opts.limit_strategy == 'pgs' and opts.divergence_factor is None
+
+
+def test_restarts_ended_by_the_timeout_say_max_time(panda):
+    """A goal out of reach: restarts run until the timeout, and the status says the clock ended
+    the search, whatever the best attempt's own status (IKSolver's rule); one local solve keeps
+    its PDLS status."""
+    task = FrameTask(panda, 'panda_link8', target=((3.0, 0, 0), (0, 0, 0, 1)),
+                     orientation_mask=(0, 0, 0))
+    res = TaskSolver(panda, [task], config=IKConfig(timeout=0.02, max_iterations=30)).solve()
+    assert not res.success and res.status == 'max_time' and res.restarts >= 1
+    res = TaskSolver(panda, [task], config=IKConfig(random_restarts=False,
+                                                    max_iterations=30)).solve()
+    assert not res.success and res.restarts == 0
+    assert res.status in ('stalled', 'max_iterations', 'diverged', 'infeasible', 'not_converged')
