@@ -26,7 +26,9 @@ plugin calls).
 
 What the plugin adds to a service request (``KinematicsBase::searchPositionIK``):
 
-- ``timeout`` [s] bounds the whole call; every attempt gets what remains.
+- ``timeout`` [s] bounds the whole call; every attempt gets what remains. MoveIt calls one
+  instance from many threads (every RobotState of a robot model asks the same one): solves run
+  one at a time, and the time a call waits for another thread's solve is taken from its own.
 - ``attempt`` k > 0 (the solution callback refused the previous answer, or it broke the
   consistency limits) starts from the k-th seed of a generator seeded by k: within the
   consistency box around the seed when limits are given, else within the joint limits. The same
@@ -50,6 +52,7 @@ import json
 import math
 import os
 import threading
+import time
 from typing import Any, List, Mapping, Optional, Sequence, Tuple
 import warnings
 import xml.etree.ElementTree as ET
@@ -289,7 +292,8 @@ class KinematicsPlugin:
 
         :param poses: one (x, y, z, qx, qy, qz, qw) per tip frame, in ``base_frame`` [m].
         :param seed: (k,) group joint values, MoveIt's order [rad, m].
-        :param timeout: time left for this call [s] (at least :data:`MIN_ATTEMPT_TIME` used).
+        :param timeout: time left for this call [s], the wait for another thread's solve
+            included (at least :data:`MIN_ATTEMPT_TIME` used).
         :param consistency_limits: () or (k,) largest distance of each joint from the seed.
         :param attempt: 0 for the first attempt of a call; k for the k-th retry.
         :return: (MoveItErrorCodes value, (k,) solution or [], message).
@@ -308,6 +312,7 @@ class KinematicsPlugin:
         return reply
 
     def _search(self, poses, seed, timeout, consistency_limits, attempt):
+        called = time.perf_counter()
         seed = np.asarray(seed, dtype=float)
         if seed.shape != (len(self.joint_names),):
             return (int(ErrorCode.INVALID_ROBOT_STATE), [],
@@ -328,9 +333,11 @@ class KinematicsPlugin:
             for i, (tip, p) in enumerate(zip(self.tip_frames, poses)))
         q_all = self._others.copy()
         q_all[self._columns] = start
-        request = IKServiceRequest(self.group_name, targets, list(self.linkage.joint_names),
-                                   q_all, max(float(timeout), MIN_ATTEMPT_TIME))
         with self._lock:
+            # another thread's solve waited for is part of this call's time
+            left = float(timeout) - (time.perf_counter() - called)
+            request = IKServiceRequest(self.group_name, targets, list(self.linkage.joint_names),
+                                       q_all, max(left, MIN_ATTEMPT_TIME))
             service = self._numpy_service or self._service
             reply = service.compute(request, lambda: q_all)
         if reply.code != ErrorCode.SUCCESS:

@@ -14,6 +14,8 @@
 
 """The MoveIt kinematics plugin's solver (KinematicsPlugin), checked by forward kinematics."""
 import math
+import threading
+import time
 
 import numpy as np
 from pdls_ik.errors import ConfigError
@@ -189,3 +191,32 @@ def test_urdf_of_model_keeps_the_kinematics():
     for link in ('panda_link8', 'panda_hand', 'panda_leftfinger'):
         np.testing.assert_allclose(rebuilt.forward_kinematics(q, link),
                                    original.forward_kinematics(q, link), atol=1e-12)
+
+
+def test_a_call_waiting_for_another_thread_s_solve_spends_its_own_timeout(panda):
+    """
+    Threads of MoveIt share one instance, whose solves run one at a time.
+
+    A call that waited for another thread's solve has only the rest of its timeout: the service
+    is given at most timeout - wait (it had been given the whole timeout again).
+    """
+    given = []
+    service = panda._numpy_service or panda._service
+    compute = service.compute
+
+    def spy(request, current_q):
+        given.append(request.timeout)
+        return compute(request, current_q)
+
+    goal = panda.forward(['panda_link8'], (panda._lower + panda._upper) / 2)[0]
+    seed = (panda._lower + panda._upper) / 2
+    service.compute = spy
+    try:
+        with panda._lock:       # another thread's solve
+            caller = threading.Thread(target=panda.search, args=([goal], seed, 0.3))
+            caller.start()
+            time.sleep(0.1)
+        caller.join()
+    finally:
+        del service.compute
+    assert len(given) == 1 and given[0] <= 0.3 - 0.1
