@@ -43,14 +43,21 @@ seed, timeout, consistency limits, attempt, code, solution): the requests MoveIt
 without ROS by ``test/ros_logic/test_ros_logic_plugin_replay.py``.
 
 First start: on the numba backend, when the compiled kernels are not in numba's cache yet (the
-first use on a machine), they are compiled in a background thread (1-3 minutes) while requests
-are answered by the NumPy backend; :attr:`KinematicsPlugin.backend` says which one answers.
+first use on a machine), a child Python process compiles them into numba's cache (1-3
+minutes), then they are loaded here; requests are answered by the NumPy backend meanwhile, and
+:attr:`KinematicsPlugin.backend` says which one answers. The host (move_group, rviz2) never runs
+the compiler: it may exit at any time.
 """
 from __future__ import annotations
 
+import fcntl
 import json
 import math
 import os
+import pickle
+import subprocess
+import sys
+import tempfile
 import threading
 import time
 from typing import Any, List, Mapping, Optional, Sequence, Tuple
@@ -163,6 +170,54 @@ def group_srdf(robot_name: str, group: str, joints: Sequence[str], base_frame: s
     return '\n'.join(lines)
 
 
+def chain_solvers(linkage, config: IKConfig, base_link: str,
+                  tips: Sequence[str]) -> List[IKSolver]:
+    """Return the compiled chain solvers of the tips from ``base_link`` (those with a chain)."""
+    out = []
+    for tip in tips:
+        try:
+            solver = IKSolver(linkage, tip, base_link, config=config)
+        except PDLSIKError:
+            continue
+        if solver.backend == 'numba':
+            out.append(solver)
+    return out
+
+
+def python_executable() -> Optional[str]:
+    """
+    Return the Python interpreter of this process, also when it is embedded, or None.
+
+    Embedded in MoveIt's process, ``sys.executable`` is the Python its start-up found on PATH (or
+    the host program, or nothing); the interpreter of ``sys.exec_prefix`` with this version is
+    the fallback.
+    """
+    version = f'python{sys.version_info[0]}.{sys.version_info[1]}'
+    for path in (sys.executable, os.path.join(sys.exec_prefix, 'bin', version)):
+        if path and os.path.basename(path).startswith('python') and os.access(path, os.X_OK):
+            return path
+    return None
+
+
+def compile_kernels(spec_path: str) -> None:
+    """
+    Compile the kernels of a plugin's chain solvers into numba's cache (the child process).
+
+    :param spec_path: a pickle of (robot_description, IKConfig, base link, tip frames), removed
+        once read.
+    """
+    with open(spec_path, 'rb') as f:
+        description, config, base_link, tips = pickle.load(f)
+    os.unlink(spec_path)        # the host may be gone already: the compile still fills the cache
+    os.nice(10)                 # behind the host's own work
+    solvers = chain_solvers(build_robot(description, config).linkage, config, base_link, tips)
+    os.makedirs(os.environ['NUMBA_CACHE_DIR'], exist_ok=True)
+    with open(os.path.join(os.environ['NUMBA_CACHE_DIR'], 'pdls_ik_compile.lock'), 'w') as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)    # one compile at a time: a host restarted meanwhile
+        for solver in solvers:              # then loads what the first compiled
+            solver.warm_up()
+
+
 class KinematicsPlugin:
     """
     IK and FK of one MoveIt planning group.
@@ -219,27 +274,42 @@ class KinematicsPlugin:
         self._lock = threading.Lock()
         self._record = os.environ.get(RECORD_ENV) or None
         if config.backend != 'numpy':
-            solvers = self._chain_solvers(robot, config)
+            solvers = chain_solvers(linkage, config, self.group.base_link, self.tip_frames)
             if all(s.kernels_compiled for s in solvers):
                 self._warm_up(solvers)      # from numba's cache (under a second): not in a call
             else:
                 robot_np = build_robot(robot_description, config.replace(backend='numpy'))
                 self._numpy_service = IKService(robot_np, srdf)
-                self._compile = threading.Thread(target=self._warm_up, args=(solvers,),
-                                                 daemon=True, name='pdls_ik kernel compile')
+                self._compile = threading.Thread(
+                    target=self._compile_elsewhere, daemon=True, name='pdls_ik kernel compile',
+                    args=(solvers, (robot_description, config, self.group.base_link,
+                                    self.tip_frames)))
                 self._compile.start()
 
-    def _chain_solvers(self, robot, config: IKConfig) -> List[IKSolver]:
-        """Return the compiled chain solvers of the tips (the group's chain or a part of it)."""
-        out = []
-        for tip in self.tip_frames:
-            try:
-                solver = IKSolver(robot.linkage, tip, self.group.base_link, config=config)
-            except PDLSIKError:
-                continue
-            if solver.backend == 'numba':
-                out.append(solver)
-        return out
+    def _compile_elsewhere(self, solvers: List[IKSolver], spec: Tuple) -> None:
+        """
+        Compile the kernels in a child Python process, then load them here from numba's cache.
+
+        Not in the host: a process (move_group, rviz2) that exits while LLVM compiles in one of
+        its threads crashes in LLVM's exit handlers (seen in the Humble lab: 2 exits of 6 ended
+        in SIGSEGV or an LLVM assertion), and the compile would hold the GIL the NumPy answers
+        need. Where no Python executable is found, the kernels compile in this thread.
+        """
+        python = python_executable()
+        if python is not None:
+            with tempfile.NamedTemporaryFile('wb', suffix='.pickle', delete=False) as out:
+                pickle.dump(spec, out)
+            proc = subprocess.run(
+                [python, '-m', __name__, out.name], stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False,
+                env=dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p)))
+            if proc.returncode != 0 or not all(s.kernels_compiled for s in solvers):
+                last = (proc.stderr.decode(errors='replace').strip().splitlines() or [''])[-1]
+                warnings.warn(f'pdls_ik: compiling the solver kernels failed (exit '
+                              f'{proc.returncode}: {last}); the NumPy backend answers',
+                              stacklevel=1)
+                return
+        self._warm_up(solvers)
 
     def _warm_up(self, solvers: List[IKSolver]) -> None:
         try:
@@ -367,3 +437,7 @@ class KinematicsPlugin:
             T = self.linkage.forward_kinematics(q_all, link, base)
             out.append(list(T[:3, 3]) + list(Rotation.from_matrix(T[:3, :3]).as_quat()))
         return out
+
+
+if __name__ == '__main__':          # the kernel compile of KinematicsPlugin._compile_elsewhere
+    compile_kernels(sys.argv[1])

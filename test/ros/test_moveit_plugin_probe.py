@@ -58,10 +58,10 @@ def _probe():
 PROBE_PATH, SKIP_REASON = _probe()
 
 
-def _run(robot, group, n, timeout, tips=()):
+def _run(robot, group, n, timeout, tips=(), threads=1):
     args = [str(PROBE_PATH), str(REPO / 'urdf' / f'{robot}.urdf'),
             str(REPO / 'urdf' / f'{robot}.srdf'), group, 'pdls_ik/PDLSKinematicsPlugin', str(n),
-            str(timeout)]
+            str(timeout), '--threads', str(threads)]
     if tips:
         args += ['--tips', ','.join(tips)]
     env = dict(os.environ)
@@ -85,3 +85,21 @@ def test_set_from_ik_solves_every_goal(robot, group, tips, n):
     assert code == 0 and fields['wrong'] == '0', text
     assert int(fields['success']) == n, text
     assert int(fields['tips']) == max(len(tips), 1), text
+
+
+@pytest.mark.skipif(SKIP_REASON is not None, reason=SKIP_REASON or '')
+@pytest.mark.parametrize('robot, group, tips', [
+    ('panda', 'panda_arm', ()),
+    ('bimanual', 'upper_body', ('l_tool', 'r_tool')),
+])
+def test_threads_sharing_the_solver_instance_all_get_right_answers(robot, group, tips):
+    """
+    Four threads call setFromIK at once through the group's one solver instance.
+
+    So do move_group's planning threads, rviz's MotionPlanning panel and MoveIt Servo (every
+    RobotState of one RobotModel asks the same instance): every goal solved, none wrong (an
+    answer to another thread's request would be off its goal).
+    """
+    code, fields, text = _run(robot, group, 200, 2.0, tips, threads=4)
+    assert code == 0 and fields['wrong'] == '0', text
+    assert int(fields['success']) == 200 and fields['threads'] == '4', text

@@ -14,10 +14,14 @@
 
 """The MoveIt kinematics plugin's solver (KinematicsPlugin), checked by forward kinematics."""
 import math
+import os
+import subprocess
+import sys
 import threading
 import time
 
 import numpy as np
+from pdls_ik._accel import available as numba_available
 from pdls_ik.errors import ConfigError
 from pdls_ik.model import load_urdf
 from pdls_ik.resources import bundled_urdf
@@ -220,3 +224,40 @@ def test_a_call_waiting_for_another_thread_s_solve_spends_its_own_timeout(panda)
     finally:
         del service.compute
     assert len(given) == 1 and given[0] <= 0.3 - 0.1
+
+
+FIRST_START = """
+from pdls_ik.resources import bundled_urdf
+from pdls_ik.ros_logic.kinematics_plugin import KinematicsPlugin
+import numba.core.dispatcher as nd
+used = set()                    # the kernels this process compiled or loaded
+compile_ = nd.Dispatcher.compile
+nd.Dispatcher.compile = lambda self, sig: used.add(self) or compile_(self, sig)
+xml = open(bundled_urdf('panda')).read()
+plugin = KinematicsPlugin(xml, 'panda_arm', [f'panda_joint{i}' for i in range(1, 8)],
+                          'panda_link0', ['panda_link8'], {})
+mid = (plugin._lower + plugin._upper) / 2
+goal = plugin.forward(['panda_link8'], mid + 0.2)[0]
+first = plugin.backend, plugin.search([goal], mid, 1.0)[0]
+print(first, plugin.wait_compiled(900), plugin.backend, plugin.search([goal], mid, 1.0)[0])
+print(sum(sum(k._cache_hits.values()) for k in used) > 0,
+      sorted(k.py_func.__name__ for k in used if sum(k._cache_misses.values())))
+"""
+
+
+@pytest.mark.skipif(not numba_available(), reason='numba not installed (optional accelerator)')
+def test_first_start_compiles_in_a_child_process_while_numpy_answers(tmp_path):
+    """
+    First use on a machine (empty numba cache): NumPy answers at once; a child process compiles.
+
+    The host then loads the kernels from numba's cache and the numba backend answers. The host
+    never runs the compiler itself: a C++ host (move_group) that exited while LLVM compiled in
+    one of its threads crashed in LLVM's exit handlers (2 of 6 exits in the Humble lab).
+    """
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    proc = subprocess.run([sys.executable, '-c', FIRST_START], capture_output=True, text=True,
+                          env=env, timeout=1200)
+    assert proc.returncode == 0, proc.stderr
+    # NumPy answered, the kernels came, then numba answered; all loaded from the cache, none
+    # compiled here
+    assert proc.stdout.split('\n')[:2] == ["('numpy', 1) True numba 1", 'True []'], proc.stdout
