@@ -273,8 +273,12 @@ class KinematicsPlugin:
         #: MoveIt calls from many threads; the GIL alone would interleave two solves
         self._lock = threading.Lock()
         self._record = os.environ.get(RECORD_ENV) or None
+        #: the chain solvers run numba's kernels (none where numba is absent or covers no tip:
+        #: the NumPy backend answers every call)
+        self._compiled = False
         if config.backend != 'numpy':
             solvers = chain_solvers(linkage, config, self.group.base_link, self.tip_frames)
+            self._compiled = bool(solvers)
             if all(s.kernels_compiled for s in solvers):
                 self._warm_up(solvers)      # from numba's cache (under a second): not in a call
             else:
@@ -324,7 +328,7 @@ class KinematicsPlugin:
     @property
     def backend(self) -> str:
         """Which backend answers now: "numba" or "numpy" (also while the kernels compile)."""
-        if self._numpy_service is not None or self._config.backend == 'numpy':
+        if self._numpy_service is not None or not self._compiled:
             return 'numpy'
         return 'numba'
 
@@ -332,7 +336,7 @@ class KinematicsPlugin:
         """Wait for the kernels to compile; True when the numba backend answers."""
         if self._compile is not None:
             self._compile.join(timeout)
-        return self._numpy_service is None
+        return self._compiled and self._numpy_service is None
 
     # ------------------------------------------------------------------ IK
     def _seed_of_attempt(self, seed: Array, consistency: Optional[Array], attempt: int) -> Array:

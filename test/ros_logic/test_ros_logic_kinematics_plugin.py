@@ -261,3 +261,23 @@ def test_first_start_compiles_in_a_child_process_while_numpy_answers(tmp_path):
     # NumPy answered, the kernels came, then numba answered; all loaded from the cache, none
     # compiled here
     assert proc.stdout.split('\n')[:2] == ["('numpy', 1) True numba 1", 'True []'], proc.stdout
+
+
+def test_backend_is_numpy_where_numba_is_absent(monkeypatch):
+    """
+    Without numba the plugin says NumPy answers (and that no kernels will come).
+
+    Found on Humble (no numba): move_group's log said "numba backend" while NumPy answered, as
+    no compiled chain solver existed and nothing was compiling.
+    """
+    import pdls_ik.ik.ik_solver as ik_solver
+    monkeypatch.setattr(ik_solver, 'numba_available', lambda: False)
+    monkeypatch.setattr(ik_solver, 'numba_problem', lambda: 'numba is not installed')
+    with open(bundled_urdf('panda')) as f:
+        xml = f.read()
+    plugin = KinematicsPlugin(xml, 'panda_arm', ARM, 'panda_link0', ['panda_link8'], {})
+    assert plugin.backend == 'numpy'
+    assert not plugin.wait_compiled(0.0)
+    goal = plugin.forward(['panda_link8'], [0.1, -0.5, 0.2, -2.0, 0.1, 1.6, 0.7])[0]
+    code, _, message = plugin.search([goal], np.zeros(7), 1.0)
+    assert code == 1, message
