@@ -30,6 +30,8 @@ bundled Panda's), use_robot_state_publisher (true), record (a file: pdls_ik's pl
 JSON line per IK attempt, PDLS_IK_PLUGIN_RECORD). Needs moveit_ros_move_group,
 moveit_planners_ompl and the chosen plugin; what is missing stops the launch with one line.
 """
+import os
+
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
@@ -75,7 +77,8 @@ def _setup(context):
         semantic = srdf_parameter(srdf, description)['robot_description_semantic']
         parameters = move_group_parameters(description, semantic, kinematics,
                                            str(config_file('ompl_planning.yaml')),
-                                           str(config_file('panda_joint_limits.yaml')))
+                                           str(config_file('panda_joint_limits.yaml')),
+                                           os.environ.get('ROS_DISTRO', ''))
     except LaunchSetupError as exc:
         raise RuntimeError(str(exc)) from None  # launch prints it as one line and exits 1
 

@@ -20,7 +20,10 @@ SRDF (text), ``config/kinematics.yaml`` as ``robot_description_kinematics`` (its
 by the ``ik_plugin`` launch argument: :data:`IK_PLUGINS`), ``config/ompl_planning.yaml`` as the
 single planning pipeline ``ompl``, ``config/panda_joint_limits.yaml`` as
 ``robot_description_planning``, and no trajectory execution (plan only). The layout is
-moveit_configs_utils' (``MoveItConfigsBuilder.to_dict``) for MoveIt 2.10+ (Jazzy).
+moveit_configs_utils' (``MoveItConfigsBuilder.to_dict``) for MoveIt 2.10+ (Jazzy); on Humble
+(MoveIt 2.5), whose move_group refuses the 2.10 pipeline keys (it aborts on
+``ompl.request_adapters``: "expected [string] got [string_array]"), the pipeline's plugin and
+adapters take MoveIt 2.5's keys and names (:data:`PIPELINE_BEFORE_2_10`).
 """
 from __future__ import annotations
 
@@ -41,6 +44,19 @@ IK_PLUGINS = {
 #: the library of pdls_ik/PDLSKinematicsPlugin in pdls_ik's install prefix (colcon builds it only
 #: where moveit_core is found)
 PLUGIN_LIBRARY = Path('lib') / 'libpdls_ik_kinematics_plugin.so'
+
+#: ROS distributions whose MoveIt predates 2.10's planning pipeline keys
+DISTROS_BEFORE_2_10 = ('humble', 'iron')
+
+#: the pipeline keys of MoveIt before 2.10 (its default_planner_request_adapters plugins, one
+#: string), replacing planning_plugins, request_adapters and response_adapters
+PIPELINE_BEFORE_2_10 = {
+    'planning_plugin': 'ompl_interface/OMPLPlanner',
+    'request_adapters': ' '.join(f'default_planner_request_adapters/{name}' for name in (
+        'AddTimeOptimalParameterization', 'ResolveConstraintFrames', 'FixWorkspaceBounds',
+        'FixStartStateBounds', 'FixStartStateCollision', 'FixStartStatePathConstraints')),
+    'start_state_max_bounds_error': 0.1,
+}
 
 #: ROS packages move_group with the OMPL pipeline needs
 MOVE_GROUP_PACKAGES = ('moveit_ros_move_group', 'moveit_planners_ompl')
@@ -102,20 +118,28 @@ def kinematics_parameters(path: str, ik_plugin: str = '', timeout: str = '') -> 
 
 
 def move_group_parameters(description: str, semantic: str, kinematics: Mapping[str, Any],
-                          ompl_file: str, joint_limits_file: str) -> Dict[str, Any]:
+                          ompl_file: str, joint_limits_file: str,
+                          distro: str = '') -> Dict[str, Any]:
     """
     Every parameter of move_group: one planning pipeline ``ompl``, plan only.
 
     :param description: URDF XML. :param semantic: SRDF XML.
     :param kinematics: :func:`kinematics_parameters`' answer.
-    :param ompl_file: the pipeline's YAML (config/ompl_planning.yaml).
+    :param ompl_file: the pipeline's YAML (config/ompl_planning.yaml, MoveIt 2.10's keys).
     :param joint_limits_file: YAML with a ``joint_limits`` mapping
         (config/panda_joint_limits.yaml).
+    :param distro: ``ROS_DISTRO``; one of :data:`DISTROS_BEFORE_2_10` gives the pipeline
+        MoveIt 2.5's keys (:data:`PIPELINE_BEFORE_2_10`).
     :raises LaunchSetupError: an unreadable file, or joint limits without ``joint_limits``.
     """
     limits = load_yaml_file(joint_limits_file, 'joint_limits')
     if not isinstance(limits.get('joint_limits'), dict):
         raise LaunchSetupError(f'joint_limits: {joint_limits_file}: no joint_limits mapping')
+    pipeline = load_yaml_file(ompl_file, 'ompl')
+    if distro in DISTROS_BEFORE_2_10:
+        pipeline = {key: value for key, value in pipeline.items() if key not in (
+            'planning_plugins', 'request_adapters', 'response_adapters')}
+        pipeline.update(PIPELINE_BEFORE_2_10)
     return {
         'robot_description': description,
         'robot_description_semantic': semantic,
@@ -123,7 +147,7 @@ def move_group_parameters(description: str, semantic: str, kinematics: Mapping[s
         'robot_description_planning': limits,
         'planning_pipelines': ['ompl'],
         'default_planning_pipeline': 'ompl',
-        'ompl': load_yaml_file(ompl_file, 'ompl'),
+        'ompl': pipeline,
         # plan only: no controllers (MoveGroup goals with plan_only, compute_cartesian_path)
         'allow_trajectory_execution': False,
         'publish_robot_description': True,

@@ -68,6 +68,7 @@ else:
 
     from ament_index_python.packages import get_package_share_directory  # noqa: I100
     import launch
+    import launch.event_handlers
     from launch.launch_description_sources import PythonLaunchDescriptionSource
 
     SHARE = Path(get_package_share_directory('pdls_ik'))
@@ -81,6 +82,8 @@ else:
     #: the arm's pose goal: urdf/panda.srdf's "extended" state, away from the ready start
     Q_GOAL = [0.0, 0.0, 0.0, -0.1, 0.0, 1.6, 0.785]
     LINE = np.array([0.0, 0.0, -1.0])           # 20 cm down from the ready pose
+    #: processes of the launch that exited, as "<name> exited with <code>"
+    EXITED = []
 
     def _assert_reached(goals, q, pose, position_tolerance, orientation_tolerance):
         """Assert the arm at q puts panda_link8 at pose (x, y, z, qx, qy, qz, qw)."""
@@ -101,13 +104,22 @@ else:
             PythonLaunchDescriptionSource(str(SHARE / 'launch' / 'moveit.launch.py')),
             launch_arguments={'ik_plugin': 'pdls', 'use_robot_state_publisher': 'false',
                               'record': str(record_file)}.items())
-        return launch.LaunchDescription([include, launch_pytest.actions.ReadyToTest()])
+        # a process that exits during start-up fails the test at once, not after STARTUP_WAIT
+        exited = launch.actions.RegisterEventHandler(launch.event_handlers.OnProcessExit(
+            on_exit=lambda event, context: EXITED.append(f'{event.action.name} exited with '
+                                                         f'{event.returncode}')))
+        return launch.LaunchDescription([exited, include,
+                                         launch_pytest.actions.ReadyToTest()])
 
     @pytest.mark.launch(fixture=move_group)
     def test_pose_goal_and_cartesian_path_with_pdls_ik_s_plugin(record_file):
         client = bench.MoveGroupClient('pdls_ik_moveit_launch_probe')
         try:
-            assert client.wait(STARTUP_WAIT), 'move_group offered no planning services'
+            deadline = time.monotonic() + STARTUP_WAIT
+            while not EXITED and not client.wait(1.0) and time.monotonic() < deadline:
+                pass
+            assert not EXITED, f'{EXITED} during start-up (its output is above)'
+            assert client.wait(0.0), 'move_group offered no planning services'
             goals = bench.PandaGoals()
             goal = goals.pose(Q_GOAL)
             plan = client.plan_pose(bench.READY, goal, planning_time=10.0, timeout=60.0)

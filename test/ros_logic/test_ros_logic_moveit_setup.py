@@ -79,6 +79,34 @@ def test_move_group_gets_one_ompl_pipeline_for_every_srdf_group_and_limits_for_e
     assert params['allow_trajectory_execution'] is False
 
 
+def test_humble_s_move_group_gets_moveit_2_5_pipeline_keys():
+    """
+    Humble's move_group (MoveIt 2.5) aborted on 2.10's list of request adapters.
+
+    "parameter 'ompl.request_adapters' has invalid type: expected [string] got [string_array]"
+    (Humble lab): there the pipeline gets one planner plugin and its adapters in one string,
+    with the names of MoveIt 2.5's planning_request_adapters_plugin_description.xml.
+    """
+    urdf, srdf = bundled_urdf('panda').read_text(), bundled_srdf('panda').read_text()
+    files = (str(config_file('ompl_planning.yaml')), str(config_file('panda_joint_limits.yaml')))
+    jazzy = move_group_parameters(urdf, srdf, {}, *files, 'jazzy')['ompl']
+    humble = move_group_parameters(urdf, srdf, {}, *files, 'humble')['ompl']
+    assert humble['planning_plugin'] == 'ompl_interface/OMPLPlanner'
+    assert isinstance(humble['request_adapters'], str)
+    assert humble['request_adapters'].split() == [
+        'default_planner_request_adapters/AddTimeOptimalParameterization',
+        'default_planner_request_adapters/ResolveConstraintFrames',
+        'default_planner_request_adapters/FixWorkspaceBounds',
+        'default_planner_request_adapters/FixStartStateBounds',
+        'default_planner_request_adapters/FixStartStateCollision',
+        'default_planner_request_adapters/FixStartStatePathConstraints']
+    assert not {'planning_plugins', 'response_adapters'} & set(humble)
+    assert jazzy['request_adapters'][0] == (
+        'default_planning_request_adapters/ResolveConstraintFrames')
+    assert {k: v for k, v in humble.items() if k in jazzy and 'adapters' not in k} == {
+        k: v for k, v in jazzy.items() if k in humble and 'adapters' not in k}
+
+
 def test_missing_packages_and_the_unbuilt_plugin_are_named(tmp_path):
     kinematics = kinematics_parameters(KINEMATICS)
     everything = {'moveit_ros_move_group', 'moveit_planners_ompl', 'pdls_ik',
