@@ -322,6 +322,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument('--json', default='', help='file of the raw results (per goal)')
     args = parser.parse_args(argv)
     rows, raw = {}, {}
+    Path(args.logs).mkdir(parents=True, exist_ok=True)
     for plugin in args.plugins:
         log = Path(args.logs) / f'moveit_move_group_{plugin}.log'
         record = args.record if plugin == 'pdls' else None
