@@ -79,8 +79,10 @@ from scipy.spatial.transform import Rotation
 
 Array = NDArray[np.float64]
 
-#: kinematics.yaml keys MoveIt reads itself (the plugin gets the timeout with each call)
-MOVEIT_OWN = tuple(MOVEIT_IGNORED) + ('kinematics_solver_timeout',)
+#: kinematics.yaml keys MoveIt reads itself (the plugin gets the timeout with each call, and
+#: the tips, ``kinematics_solver_ik_links``, in ``initialize``; Humble's move_group passes that
+#: key for every group)
+MOVEIT_OWN = tuple(MOVEIT_IGNORED) + ('kinematics_solver_timeout', 'kinematics_solver_ik_links')
 
 #: the plugin's smallest time budget for one attempt [s] (a timeout already spent still gets
 #: one short solve, as MoveIt's KDL plugin always makes one iteration)

@@ -107,7 +107,8 @@ def test_bad_calls_get_moveit_codes_naming_the_field(panda):
 
 def test_kinematics_yaml_keys():
     config, ignored = plugin_config({'position_only_ik': True, 'kinematics_solver_timeout': 0.01,
-                                     'kinematics_solver_attempts': 3, 'foo': 1})
+                                     'kinematics_solver_attempts': 3, 'foo': 1,
+                                     'kinematics_solver_ik_links': []})
     assert config.position_only and ignored == ['foo']
     assert config.timeout != 0.01        # MoveIt's per-call timeout is not the solver's default
     with pytest.raises(ConfigError, match='position_tolerance'):
