@@ -86,6 +86,7 @@ def ros():
         executor.add_node(node)
         assert _wait(lambda: node.service is not None and node.service.groups.srdf is not None), \
             'robot not loaded or SRDF not received'
+        assert node._loader.join(60.0), 'solver kernels still loading'
         return node
 
     stop = threading.Event()
