@@ -87,9 +87,12 @@ def test_options_from_config():
 
 
 def test_restarts_ended_by_the_timeout_say_max_time(panda):
-    """A goal out of reach: restarts run until the timeout, and the status says the clock ended
-    the search, whatever the best attempt's own status (IKSolver's rule); one local solve keeps
-    its PDLS status."""
+    """
+    A goal out of reach: restarts run until the timeout, and the status says so.
+
+    The clock ended the search, whatever the best attempt's own status (IKSolver's rule); one
+    local solve keeps its PDLS status.
+    """
     task = FrameTask(panda, 'panda_link8', target=((3.0, 0, 0), (0, 0, 0, 1)),
                      orientation_mask=(0, 0, 0))
     res = TaskSolver(panda, [task], config=IKConfig(timeout=0.02, max_iterations=30)).solve()
