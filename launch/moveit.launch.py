@@ -30,6 +30,8 @@ bundled Panda's), use_robot_state_publisher (true), record (a file: pdls_ik's pl
 JSON line per IK attempt, PDLS_IK_PLUGIN_RECORD). Needs moveit_ros_move_group,
 moveit_planners_ompl and the chosen plugin; what is missing stops the launch with one line.
 """
+from pathlib import Path
+
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
@@ -49,14 +51,14 @@ ARGUMENTS = {
 
 
 def _setup(context):
-    from ament_index_python.packages import get_package_prefix
+    from ament_index_python.packages import get_package_prefix, get_package_share_directory
     from pdls_ik.resources import bundled_srdf, bundled_urdf, config_file
     from pdls_ik.ros_logic.launch_setup import (ament_has_package, as_bool, LaunchSetupError,
                                                 missing_message, missing_packages,
                                                 read_description, required_packages,
                                                 srdf_parameter)
     from pdls_ik.ros_logic.moveit_setup import (kinematics_parameters, move_group_parameters,
-                                                moveit_missing)
+                                                moveit_missing, moveit_version)
 
     arg = {name: LaunchConfiguration(name).perform(context) for name in ARGUMENTS}
     try:
@@ -75,7 +77,9 @@ def _setup(context):
         semantic = srdf_parameter(srdf, description)['robot_description_semantic']
         parameters = move_group_parameters(description, semantic, kinematics,
                                            str(config_file('ompl_planning.yaml')),
-                                           str(config_file('panda_joint_limits.yaml')))
+                                           str(config_file('panda_joint_limits.yaml')),
+                                           moveit_version(str(Path(get_package_share_directory(
+                                               'moveit_core')) / 'package.xml')))
     except LaunchSetupError as exc:
         raise RuntimeError(str(exc)) from None  # launch prints it as one line and exits 1
 

@@ -20,13 +20,16 @@ SRDF (text), ``config/kinematics.yaml`` as ``robot_description_kinematics`` (its
 by the ``ik_plugin`` launch argument: :data:`IK_PLUGINS`), ``config/ompl_planning.yaml`` as the
 single planning pipeline ``ompl``, ``config/panda_joint_limits.yaml`` as
 ``robot_description_planning``, and no trajectory execution (plan only). The layout is
-moveit_configs_utils' (``MoveItConfigsBuilder.to_dict``) for MoveIt 2.10+ (Jazzy).
+moveit_configs_utils' (``MoveItConfigsBuilder.to_dict``) for MoveIt 2.10+ (Jazzy); for an older
+MoveIt (Humble's 2.5) the pipeline's planner and adapters are given in that MoveIt's form
+(:func:`legacy_pipeline`).
 """
 from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Mapping
+from typing import Any, Callable, Dict, List, Mapping, Tuple
+import xml.etree.ElementTree as ET
 
 from pdls_ik.ros_logic.launch_setup import LaunchSetupError
 import yaml
@@ -44,6 +47,26 @@ PLUGIN_LIBRARY = Path('lib') / 'libpdls_ik_kinematics_plugin.so'
 
 #: ROS packages move_group with the OMPL pipeline needs
 MOVE_GROUP_PACKAGES = ('moveit_ros_move_group', 'moveit_planners_ompl')
+
+#: the first MoveIt whose planning pipeline takes ``planning_plugins`` and ``request_adapters``
+#: as lists and has response adapters (2.10, Jazzy)
+ADAPTER_LISTS_SINCE = (2, 10)
+
+#: MoveIt 2.10+ adapters -> their counterparts before 2.10 (Humble), all request adapters there;
+#: ValidateSolution and DisplayMotionPath have none (that pipeline checks and displays the path
+#: itself)
+LEGACY_ADAPTERS = {
+    'default_planning_request_adapters/ResolveConstraintFrames':
+        'default_planner_request_adapters/ResolveConstraintFrames',
+    'default_planning_request_adapters/ValidateWorkspaceBounds':
+        'default_planner_request_adapters/FixWorkspaceBounds',
+    'default_planning_request_adapters/CheckStartStateBounds':
+        'default_planner_request_adapters/FixStartStateBounds',
+    'default_planning_request_adapters/CheckStartStateCollision':
+        'default_planner_request_adapters/FixStartStateCollision',
+    'default_planning_response_adapters/AddTimeOptimalParameterization':
+        'default_planner_request_adapters/AddTimeOptimalParameterization',
+}
 
 
 def load_yaml_file(path: str, what: str) -> Dict[str, Any]:
@@ -101,21 +124,67 @@ def kinematics_parameters(path: str, ik_plugin: str = '', timeout: str = '') -> 
     return {'robot_description_kinematics': out}
 
 
+def moveit_version(package_xml: str) -> Tuple[int, ...]:
+    """
+    Return the version of a ROS package from its package.xml (moveit_core's: MoveIt's).
+
+    :raises LaunchSetupError: an unreadable file, or no numeric ``<version>`` in it.
+    """
+    try:
+        text = ET.parse(package_xml).getroot().findtext('version', '')
+        return tuple(int(part) for part in text.strip().split('.'))
+    except (OSError, ET.ParseError, ValueError) as exc:
+        raise LaunchSetupError(f'moveit_core: no version in {package_xml} ({exc})') from None
+
+
+def legacy_pipeline(pipeline: Mapping[str, Any]) -> Dict[str, Any]:
+    """
+    Return a MoveIt 2.10+ planning pipeline's parameters in MoveIt 2.5's form (Humble).
+
+    There the planner is ``planning_plugin`` (one string) and the adapters ``request_adapters``
+    (one space-separated string; a list is refused at start-up, move_group aborts); the former
+    response adapters come first (the outermost adapter post-processes last), then the request
+    adapters, each by its :data:`LEGACY_ADAPTERS` name (those without one are left out). Other
+    keys (planner configurations, groups) are kept.
+    """
+    out = {k: v for k, v in pipeline.items()
+           if k not in ('planning_plugins', 'request_adapters', 'response_adapters')}
+    plugins = pipeline.get('planning_plugins')
+    if plugins:
+        out['planning_plugin'] = plugins if isinstance(plugins, str) else plugins[0]
+    adapters = []
+    for key in ('response_adapters', 'request_adapters'):
+        names = pipeline.get(key) or []
+        for name in names.split() if isinstance(names, str) else names:
+            name = LEGACY_ADAPTERS.get(name, name)
+            if name.startswith('default_planner_request_adapters/') and name not in adapters:
+                adapters.append(name)
+    if adapters:
+        out['request_adapters'] = ' '.join(adapters)
+    return out
+
+
 def move_group_parameters(description: str, semantic: str, kinematics: Mapping[str, Any],
-                          ompl_file: str, joint_limits_file: str) -> Dict[str, Any]:
+                          ompl_file: str, joint_limits_file: str,
+                          moveit: Tuple[int, ...] = ADAPTER_LISTS_SINCE) -> Dict[str, Any]:
     """
     Every parameter of move_group: one planning pipeline ``ompl``, plan only.
 
     :param description: URDF XML. :param semantic: SRDF XML.
     :param kinematics: :func:`kinematics_parameters`' answer.
-    :param ompl_file: the pipeline's YAML (config/ompl_planning.yaml).
+    :param ompl_file: the pipeline's YAML (config/ompl_planning.yaml, MoveIt 2.10+'s form).
     :param joint_limits_file: YAML with a ``joint_limits`` mapping
         (config/panda_joint_limits.yaml).
+    :param moveit: MoveIt's version (:func:`moveit_version`); below :data:`ADAPTER_LISTS_SINCE`
+        the pipeline is given in that MoveIt's form (:func:`legacy_pipeline`).
     :raises LaunchSetupError: an unreadable file, or joint limits without ``joint_limits``.
     """
     limits = load_yaml_file(joint_limits_file, 'joint_limits')
     if not isinstance(limits.get('joint_limits'), dict):
         raise LaunchSetupError(f'joint_limits: {joint_limits_file}: no joint_limits mapping')
+    ompl = load_yaml_file(ompl_file, 'ompl')
+    if tuple(moveit) < ADAPTER_LISTS_SINCE:
+        ompl = legacy_pipeline(ompl)
     return {
         'robot_description': description,
         'robot_description_semantic': semantic,
@@ -123,7 +192,7 @@ def move_group_parameters(description: str, semantic: str, kinematics: Mapping[s
         'robot_description_planning': limits,
         'planning_pipelines': ['ompl'],
         'default_planning_pipeline': 'ompl',
-        'ompl': load_yaml_file(ompl_file, 'ompl'),
+        'ompl': ompl,
         # plan only: no controllers (MoveGroup goals with plan_only, compute_cartesian_path)
         'allow_trajectory_execution': False,
         'publish_robot_description': True,

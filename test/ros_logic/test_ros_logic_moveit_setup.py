@@ -18,7 +18,7 @@ from pdls_ik.resources import bundled_srdf, bundled_urdf, config_file
 from pdls_ik.ros_logic.launch_setup import LaunchSetupError
 from pdls_ik.ros_logic.moveit_setup import (IK_PLUGINS, kinematics_parameters,
                                             move_group_parameters, moveit_missing,
-                                            PLUGIN_LIBRARY)
+                                            moveit_version, PLUGIN_LIBRARY)
 import pytest
 
 KINEMATICS = str(config_file('kinematics.yaml'))
@@ -94,3 +94,46 @@ def test_missing_packages_and_the_unbuilt_plugin_are_named(tmp_path):
         'moveit_ros_move_group', 'moveit_planners_ompl',
         'moveit_kinematics (plugin kdl_kinematics_plugin/KDLKinematicsPlugin)']
     assert set(IK_PLUGINS) == {'pdls', 'kdl', 'pick_ik'}
+
+
+#: the request adapters Humble's moveit_ros_planning (2.5) exports
+HUMBLE_ADAPTERS = {f'default_planner_request_adapters/{name}' for name in (
+    'Empty', 'FixStartStateBounds', 'FixStartStatePathConstraints', 'FixWorkspaceBounds',
+    'FixStartStateCollision', 'ResolveConstraintFrames', 'AddTimeOptimalParameterization',
+    'AddRuckigTrajectorySmoothing')}
+
+
+def test_moveit_before_2_10_gets_the_pipeline_in_its_own_form():
+    """
+    Humble's move_group (MoveIt 2.5) wants one planning_plugin and one string of adapters.
+
+    Found on Humble: the lists of MoveIt 2.10+ (the shipped file's form) made move_group abort
+    at start-up ("parameter 'ompl.request_adapters' has invalid type: expected [string] got
+    [string_array]").
+    """
+    urdf, srdf = bundled_urdf('panda').read_text(), bundled_srdf('panda').read_text()
+    args = (urdf, srdf, kinematics_parameters(KINEMATICS), str(config_file('ompl_planning.yaml')),
+            str(config_file('panda_joint_limits.yaml')))
+    jazzy = move_group_parameters(*args)['ompl']
+    assert move_group_parameters(*args, moveit=(2, 12, 3))['ompl'] == jazzy
+    humble = move_group_parameters(*args, moveit=(2, 5, 9))['ompl']
+    assert humble['planning_plugin'] == 'ompl_interface/OMPLPlanner'
+    assert not {'planning_plugins', 'response_adapters'} & set(humble)
+    assert isinstance(humble['request_adapters'], str)
+    adapters = humble['request_adapters'].split()
+    assert set(adapters) <= HUMBLE_ADAPTERS and len(adapters) == 5
+    # the time parameterization post-processes last: the outermost adapter
+    assert adapters[0] == 'default_planner_request_adapters/AddTimeOptimalParameterization'
+    assert {k: v for k, v in humble.items() if k not in ('planning_plugin', 'request_adapters')} \
+        == {k: v for k, v in jazzy.items()
+            if k not in ('planning_plugins', 'request_adapters', 'response_adapters')}
+
+
+def test_moveit_version_is_read_from_package_xml(tmp_path):
+    path = tmp_path / 'package.xml'
+    path.write_text('<package format="3"><name>moveit_core</name><version>2.5.9</version>'
+                    '</package>')
+    assert moveit_version(str(path)) == (2, 5, 9)
+    path.write_text('<package format="3"><name>moveit_core</name></package>')
+    with pytest.raises(LaunchSetupError, match='moveit_core: no version'):
+        moveit_version(str(path))
