@@ -212,7 +212,8 @@ class MoveGroupClient:
         request.max_step = LINE_STEP
         request.jump_threshold = 0.0
         request.avoid_collisions = True
-        request.max_velocity_scaling_factor = request.max_acceleration_scaling_factor = 1.0
+        if hasattr(request, 'max_velocity_scaling_factor'):   # Humble's moveit_msgs has none
+            request.max_velocity_scaling_factor = request.max_acceleration_scaling_factor = 1.0
         t0 = time.perf_counter()
         response = self._call(self.cartesian_client, request, timeout)
         wall = time.perf_counter() - t0
