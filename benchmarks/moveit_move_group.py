@@ -27,9 +27,10 @@ moveit.launch.py ik_plugin:=<plugin>`` (its own process group, stopped at the en
   the joint limits: the same lines for every plugin).
 
 Needs a sourced ROS 2 with MoveIt (moveit_ros_move_group, moveit_planners_ompl, moveit_kinematics
-for KDL) and this package built by colcon with its plugin. Writes a Markdown table:
+for KDL) and this package built by colcon with its plugin. Prints a Markdown table (the rows of
+benchmarks/results/moveit_move_group.md); ``--json`` keeps the results per goal:
 
-    python benchmarks/moveit_move_group.py -n 100 --out benchmarks/results/moveit_move_group.md
+    python benchmarks/moveit_move_group.py -n 100 --plugins pdls kdl
 """
 from __future__ import annotations
 
